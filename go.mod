@@ -1,0 +1,3 @@
+module github.com/omnik-dev/omnik
+
+go 1.26.8
