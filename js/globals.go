@@ -1,0 +1,201 @@
+package js
+
+import (
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+func (vu *VU) installGlobals() error {
+	rt := vu.rt
+	set := func(name string, v any) error { return rt.Set(name, v) }
+	for name, v := range map[string]any{
+		"__VU":          vu.id,
+		"__ITER":        0,
+		"__ENV":         vu.envFor(nil),
+		"console":       vu.console(),
+		"open":          vu.open,
+		"setTimeout":    func(c goja.FunctionCall) goja.Value { return vu.setTimer(c, false) },
+		"setInterval":   func(c goja.FunctionCall) goja.Value { return vu.setTimer(c, true) },
+		"clearTimeout":  vu.clearTimer,
+		"clearInterval": vu.clearTimer,
+		"TextEncoder":   vu.textEncoder,
+		"TextDecoder":   vu.textDecoder,
+	} {
+		if err := set(name, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// envFor returns __ENV for a scenario: the run's env with the scenario's env over it.
+func (vu *VU) envFor(s *Scenario) *goja.Object {
+	if o, ok := vu.envByScen[s]; ok {
+		return o
+	}
+	o := vu.rt.NewObject()
+	for k, v := range vu.runner.cfg.env {
+		_ = o.Set(k, v)
+	}
+	if s != nil {
+		for k, v := range s.Env {
+			_ = o.Set(k, v)
+		}
+	}
+	vu.envByScen[s] = o
+	return o
+}
+
+func (vu *VU) console() *goja.Object {
+	o := vu.rt.NewObject()
+	for name, level := range map[string]slog.Level{
+		"log": slog.LevelInfo, "info": slog.LevelInfo, "warn": slog.LevelWarn,
+		"error": slog.LevelError, "debug": slog.LevelDebug,
+	} {
+		_ = o.Set(name, func(c goja.FunctionCall) goja.Value {
+			parts := make([]string, len(c.Arguments))
+			for i, a := range c.Arguments {
+				parts[i] = vu.format(a)
+			}
+			vu.runner.cfg.logger.Log(vu.ctx, level, strings.Join(parts, " "), "source", "console", "vu", vu.id)
+			return goja.Undefined()
+		})
+	}
+	return o
+}
+
+// format prints objects as JSON, like browsers' console do for plain data.
+func (vu *VU) format(v goja.Value) string {
+	if o, ok := v.(*goja.Object); ok && !isFunction(v) {
+		if o.ClassName() == "Error" {
+			return o.String()
+		}
+		if b, err := o.MarshalJSON(); err == nil {
+			return string(b)
+		}
+	}
+	return v.String()
+}
+
+// open reads a file relative to the script, once per run; "b" returns an ArrayBuffer
+// over the shared bytes (read-only by convention: it is never copied per VU).
+func (vu *VU) open(path string, mode goja.Value) goja.Value {
+	vu.RequireInitContext("open()")
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(filepath.Dir(vu.runner.code.path), path)
+	}
+	b, err := vu.runner.files.read(path)
+	if err != nil {
+		panic(vu.rt.NewGoError(fmt.Errorf("open(%q): %w", path, err)))
+	}
+	if !isNullish(mode) && mode.String() == "b" {
+		return vu.rt.ToValue(vu.rt.NewArrayBuffer(b))
+	}
+	return vu.rt.ToValue(string(b))
+}
+
+type jsTimer struct {
+	lt       *loopTimer
+	interval bool
+	cleared  bool
+}
+
+func (vu *VU) setTimer(c goja.FunctionCall, interval bool) goja.Value {
+	fn, ok := goja.AssertFunction(c.Argument(0))
+	if !ok {
+		panic(vu.rt.NewTypeError("setTimeout/setInterval needs a function"))
+	}
+	d := time.Duration(c.Argument(1).ToFloat() * float64(time.Millisecond))
+	if d < 0 {
+		d = 0
+	}
+	var args []goja.Value
+	if len(c.Arguments) > 2 {
+		args = c.Arguments[2:]
+	}
+	vu.nextTimer++
+	id := vu.nextTimer
+	t := &jsTimer{interval: interval}
+	vu.timers[id] = t
+	var arm func()
+	arm = func() {
+		t.lt = vu.loop.after(d, func() error {
+			if t.cleared {
+				return nil
+			}
+			if !t.interval {
+				delete(vu.timers, id)
+			}
+			_, err := fn(goja.Undefined(), args...)
+			if err == nil && t.interval && !t.cleared {
+				arm()
+			}
+			return err
+		})
+	}
+	arm()
+	return vu.rt.ToValue(id)
+}
+
+func (vu *VU) clearTimer(id int64) {
+	if t, ok := vu.timers[id]; ok {
+		t.cleared = true
+		t.lt.cancel()
+		delete(vu.timers, id)
+	}
+}
+
+func (vu *VU) textEncoder(call goja.ConstructorCall) *goja.Object {
+	_ = call.This.Set("encoding", "utf-8")
+	_ = call.This.Set("encode", func(s string) goja.Value { return vu.uint8Array([]byte(s)) })
+	return nil
+}
+
+func (vu *VU) textDecoder(call goja.ConstructorCall) *goja.Object {
+	if l := call.Argument(0); !isNullish(l) {
+		if enc := strings.ToLower(l.String()); enc != "utf-8" && enc != "utf8" {
+			panic(vu.rt.NewTypeError("TextDecoder: unsupported encoding %q (only utf-8)", enc))
+		}
+	}
+	_ = call.This.Set("encoding", "utf-8")
+	_ = call.This.Set("decode", func(v goja.Value) string { return string(vu.Bytes(v)) })
+	return nil
+}
+
+func (vu *VU) uint8Array(b []byte) goja.Value {
+	ctor := vu.rt.Get("Uint8Array")
+	o, err := vu.rt.New(ctor, vu.rt.ToValue(vu.rt.NewArrayBuffer(b)))
+	if err != nil {
+		panic(err)
+	}
+	return o
+}
+
+// Bytes returns the bytes behind an ArrayBuffer, a typed array, a DataView or a string,
+// without copying where the runtime allows it.
+func (vu *VU) Bytes(v goja.Value) []byte {
+	if isNullish(v) {
+		return nil
+	}
+	switch x := v.Export().(type) {
+	case goja.ArrayBuffer:
+		return x.Bytes()
+	case []byte:
+		return x
+	case string:
+		return []byte(x)
+	}
+	if o, ok := v.(*goja.Object); ok {
+		if buf, ok := o.Get("buffer").Export().(goja.ArrayBuffer); ok {
+			off := o.Get("byteOffset").ToInteger()
+			n := o.Get("byteLength").ToInteger()
+			return buf.Bytes()[off : off+n]
+		}
+	}
+	panic(vu.rt.NewTypeError("expected an ArrayBuffer, a typed array or a string"))
+}

@@ -1,0 +1,87 @@
+package js
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/parser"
+	"github.com/evanw/esbuild/pkg/api"
+)
+
+// builtinPrefixes are import paths resolved at run time by the module registry, not bundled.
+var builtinPrefixes = []string{"omnik", "omnik/*", "omni", "omni/*"}
+
+// compiled is a script turned into one goja program, shared by every runtime of a run.
+type compiled struct {
+	path    string // absolute path of the entry file
+	program *goja.Program
+}
+
+// compile bundles the entry file and its relative imports with esbuild (ES modules and
+// TypeScript become CommonJS), then compiles the result once with its source map so
+// stack traces point at the user's original lines.
+func compile(path string) (*compiled, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return nil, &ScriptError{File: path, Msg: fmt.Sprintf("cannot read script: %v", err)}
+	}
+	res := api.Build(api.BuildOptions{
+		EntryPoints:   []string{abs},
+		Bundle:        true,
+		Write:         false,
+		Format:        api.FormatCommonJS,
+		Platform:      api.PlatformNeutral,
+		Target:        api.ES2020,
+		Sourcemap:     api.SourceMapExternal,
+		Outfile:       abs + ".bundle.js",
+		External:      builtinPrefixes,
+		LogLevel:      api.LogLevelSilent,
+		AbsWorkingDir: filepath.Dir(abs),
+		Loader:        map[string]api.Loader{".mjs": api.LoaderJS, ".cjs": api.LoaderJS},
+		Supported:     map[string]bool{"dynamic-import": false},
+	})
+	if len(res.Errors) > 0 {
+		return nil, scriptErrorFromBuild(res.Errors)
+	}
+	var code, srcMap []byte
+	for _, f := range res.OutputFiles {
+		if strings.HasSuffix(f.Path, ".map") {
+			srcMap = f.Contents
+		} else {
+			code = f.Contents
+		}
+	}
+	// The bundle is wrapped in a function so each runtime gets its own module scope.
+	name := abs + ".bundle.js"
+	src := "(function(module, exports, require){" + string(code) +
+		"\n//# sourceMappingURL=" + filepath.Base(name) + ".map\n})"
+	ast, err := parser.ParseFile(nil, name, src, 0, parser.WithSourceMapLoader(func(string) ([]byte, error) {
+		return srcMap, nil
+	}))
+	if err != nil {
+		return nil, &ScriptError{File: path, Msg: fmt.Sprintf("internal compile error: %v", err)}
+	}
+	prg, err := goja.CompileAST(ast, false)
+	if err != nil {
+		return nil, &ScriptError{File: path, Msg: fmt.Sprintf("internal compile error: %v", err)}
+	}
+	return &compiled{path: abs, program: prg}, nil
+}
+
+func scriptErrorFromBuild(msgs []api.Message) error {
+	m := msgs[0]
+	e := &ScriptError{Msg: m.Text}
+	if loc := m.Location; loc != nil {
+		e.File, e.Line, e.Col, e.LineText = loc.File, loc.Line, loc.Column+1, loc.LineText
+	}
+	if len(msgs) > 1 {
+		e.Msg += fmt.Sprintf(" (and %d more errors)", len(msgs)-1)
+	}
+	return e
+}

@@ -1,0 +1,52 @@
+package js
+
+import (
+	"github.com/dop251/goja"
+)
+
+// Exports is what a module offers to `import`: named exports and a default export (the
+// named ones as one object when Default is nil).
+type Exports struct {
+	Named   map[string]any
+	Default any
+}
+
+func builtinModules() map[string]Module {
+	return map[string]Module{
+		"omnik":           omnikModule,
+		"omnik/metrics":   metricsModule,
+		"omnik/execution": executionModule,
+		"omnik/data":      dataModule,
+	}
+}
+
+// require resolves the built-in imports esbuild left in the bundle; each runtime builds
+// its own instance of a module once.
+func (vu *VU) require(name string) *goja.Object {
+	if m, ok := vu.modules[name]; ok {
+		return m
+	}
+	mod, ok := vu.runner.cfg.modules[name]
+	if !ok {
+		panic(vu.rt.NewTypeError("unknown module %q: built-in modules are omnik, omnik/metrics, omnik/execution, omnik/data and omni; your own files are imported with a relative path like './lib.js'", name))
+	}
+	ex, err := mod(vu)
+	if err != nil {
+		panic(vu.rt.NewGoError(err))
+	}
+	obj := vu.rt.NewObject()
+	named := vu.rt.NewObject()
+	for k, v := range ex.Named {
+		_ = obj.Set(k, v)
+		_ = named.Set(k, v)
+	}
+	if ex.Default != nil {
+		_ = obj.Set("default", ex.Default)
+	} else {
+		_ = obj.Set("default", named)
+	}
+	// Marks the object as an ES module for esbuild's interop helpers.
+	_ = obj.Set("__esModule", true)
+	vu.modules[name] = obj
+	return obj
+}

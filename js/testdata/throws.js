@@ -1,0 +1,6 @@
+export default function () {
+  inner();
+}
+function inner() {
+  throw new Error('boom');
+}
