@@ -156,4 +156,3 @@ func TestExceptionStackUsesOriginalLines(t *testing.T) {
 		}
 	}
 }
-

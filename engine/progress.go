@@ -1,0 +1,175 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/fatih/color"
+	"golang.org/x/term"
+)
+
+// ScenarioProgress is a snapshot of one scenario for progress displays.
+type ScenarioProgress struct {
+	Name        string        `json:"name"`
+	Executor    string        `json:"executor"`
+	State       string        `json:"state"` // "waiting", "running" or "done"
+	ActiveVUs   int64         `json:"activeVUs"`
+	MaxVUs      int64         `json:"maxVUs"`
+	Completed   int64         `json:"completed"`
+	Interrupted int64         `json:"interrupted"`
+	Dropped     int64         `json:"dropped"`
+	Elapsed     time.Duration `json:"elapsed"`
+	Total       time.Duration `json:"total"`
+	Progress    float64       `json:"progress"` // 0..1
+}
+
+// Progress returns a snapshot of every scenario, in plan order.
+func (r *Run) Progress() []ScenarioProgress {
+	out := make([]ScenarioProgress, len(r.scenarios))
+	for i, s := range r.scenarios {
+		p := ScenarioProgress{
+			Name: s.plan.Name, Executor: s.plan.Executor, State: "waiting",
+			ActiveVUs: s.active.Load(), MaxVUs: s.plan.MaxVUs,
+			Completed: s.completed.Load(), Interrupted: s.interrupted.Load(), Dropped: s.dropped.Load(),
+			Total: s.plan.Duration.D(),
+		}
+		if s.started.Load() != 0 {
+			p.State, p.Elapsed, p.Progress = "running", s.elapsed(), s.progress()
+		}
+		if s.finished.Load() {
+			p.State, p.Progress = "done", 1
+		}
+		out[i] = p
+	}
+	return out
+}
+
+// Progress draws one line per scenario: redrawn in place on a terminal, printed as plain
+// periodic lines otherwise.
+type Progress struct {
+	w                  io.Writer
+	tty                bool
+	interval           time.Duration
+	lines              int // lines drawn last time, to move back over them
+	bar, ok, warn, bad *color.Color
+}
+
+// ProgressOption configures a Progress.
+type ProgressOption func(*Progress)
+
+// ProgressNoColor disables colours (--no-color, options.noColor); NO_COLOR in the
+// environment and a non-terminal writer disable them too.
+func ProgressNoColor(noColor bool) ProgressOption {
+	return func(p *Progress) {
+		if noColor {
+			p.setColor(false)
+		}
+	}
+}
+
+// ProgressTerminal overrides terminal detection.
+func ProgressTerminal(tty bool) ProgressOption {
+	return func(p *Progress) {
+		p.tty = tty
+		p.setColor(tty && os.Getenv("NO_COLOR") == "")
+	}
+}
+
+// ProgressInterval sets how often lines are drawn.
+func ProgressInterval(d time.Duration) ProgressOption { return func(p *Progress) { p.interval = d } }
+
+// NewProgress returns a Progress writing to w. On a terminal it redraws every 200 ms;
+// elsewhere (CI logs) it prints every 10 s, so logs stay short.
+func NewProgress(w io.Writer, opts ...ProgressOption) *Progress {
+	p := &Progress{w: w, bar: color.New(color.FgCyan), ok: color.New(color.FgGreen), warn: color.New(color.FgYellow), bad: color.New(color.FgRed)}
+	if f, isFile := w.(interface{ Fd() uintptr }); isFile {
+		p.tty = term.IsTerminal(int(f.Fd()))
+	}
+	p.setColor(p.tty && os.Getenv("NO_COLOR") == "")
+	for _, o := range opts {
+		o(p)
+	}
+	if p.interval == 0 {
+		p.interval = map[bool]time.Duration{true: 200 * time.Millisecond, false: 10 * time.Second}[p.tty]
+	}
+	return p
+}
+
+func (p *Progress) setColor(on bool) {
+	for _, c := range []*color.Color{p.bar, p.ok, p.warn, p.bad} {
+		if on {
+			c.EnableColor()
+		} else {
+			c.DisableColor()
+		}
+	}
+}
+
+// run draws src every interval until ctx ends, then draws the final state.
+func (p *Progress) run(ctx context.Context, src func() []ScenarioProgress) {
+	t := time.NewTicker(p.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			p.Render(src())
+			return
+		case <-t.C:
+			p.Render(src())
+		}
+	}
+}
+
+// Render draws the scenarios once.
+func (p *Progress) Render(snap []ScenarioProgress) {
+	var b strings.Builder
+	if p.tty && p.lines > 0 {
+		fmt.Fprintf(&b, "\x1b[%dA", p.lines) // back to the first line drawn last time
+	}
+	width := 0
+	for _, s := range snap {
+		width = max(width, len(s.Name))
+	}
+	for _, s := range snap {
+		if p.tty {
+			b.WriteString("\r\x1b[2K")
+		}
+		b.WriteString(p.line(s, width))
+		b.WriteByte('\n')
+	}
+	p.lines = len(snap)
+	_, _ = io.WriteString(p.w, b.String())
+}
+
+func (p *Progress) line(s ScenarioProgress, width int) string {
+	const barWidth = 30
+	filled := int(s.Progress * barWidth)
+	bar := strings.Repeat("=", filled)
+	if filled < barWidth {
+		bar += ">" + strings.Repeat("-", barWidth-filled-1)
+	}
+	state := p.bar.Sprint(s.State)
+	if s.State == "done" {
+		state = p.ok.Sprint(s.State)
+	}
+	line := fmt.Sprintf("%-*s [%s] %-7s %d/%d VUs  %d complete", width, s.Name, p.bar.Sprint(bar), state,
+		s.ActiveVUs, s.MaxVUs, s.Completed)
+	if s.Interrupted > 0 {
+		line += p.warn.Sprintf("  %d interrupted", s.Interrupted)
+	}
+	if s.Dropped > 0 {
+		line += p.bad.Sprintf("  %d dropped", s.Dropped)
+	}
+	return line + fmt.Sprintf("  %s/%s", roundDur(s.Elapsed), roundDur(s.Total))
+}
+
+func roundDur(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Millisecond)
+}

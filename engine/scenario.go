@@ -1,0 +1,74 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// ScenarioConfig is one entry of options.scenarios. It holds the keys of every executor;
+// each executor accepts only its own (an unused key is an error, since it is almost
+// always a typo or a key meant for another executor).
+type ScenarioConfig struct {
+	Executor     string            `json:"executor"`
+	StartTime    *Duration         `json:"startTime,omitempty"`
+	GracefulStop *Duration         `json:"gracefulStop,omitempty"`
+	Exec         string            `json:"exec,omitempty"`
+	Env          map[string]string `json:"env,omitempty"`
+	Tags         map[string]string `json:"tags,omitempty"`
+
+	VUs              *int64    `json:"vus,omitempty"`
+	Iterations       *int64    `json:"iterations,omitempty"`
+	MaxDuration      *Duration `json:"maxDuration,omitempty"`
+	Duration         *Duration `json:"duration,omitempty"`
+	StartVUs         *int64    `json:"startVUs,omitempty"`
+	Stages           []Stage   `json:"stages,omitempty"`
+	GracefulRampDown *Duration `json:"gracefulRampDown,omitempty"`
+	Rate             *Rate     `json:"rate,omitempty"`
+	StartRate        *Rate     `json:"startRate,omitempty"`
+	TimeUnit         *Duration `json:"timeUnit,omitempty"`
+	PreAllocatedVUs  *int64    `json:"preAllocatedVUs,omitempty"`
+	MaxVUs           *int64    `json:"maxVUs,omitempty"`
+	Burstiness       *float64  `json:"burstiness,omitempty"`
+	Seed             *int64    `json:"seed,omitempty"`
+	OnSaturation     string    `json:"onSaturation,omitempty"`
+
+	// keys are the keys the source set, checked against the executor's.
+	keys []string
+}
+
+// commonKeys are accepted by every executor.
+var commonKeys = []string{"executor", "startTime", "gracefulStop", "exec", "env", "tags"}
+
+func (c *ScenarioConfig) fields() map[string]any {
+	return map[string]any{
+		"executor": &c.Executor, "startTime": &c.StartTime, "gracefulStop": &c.GracefulStop,
+		"exec": &c.Exec, "env": &c.Env, "tags": &c.Tags,
+		"vus": &c.VUs, "iterations": &c.Iterations, "maxDuration": &c.MaxDuration,
+		"duration": &c.Duration, "startVUs": &c.StartVUs, "stages": &c.Stages,
+		"gracefulRampDown": &c.GracefulRampDown, "rate": &c.Rate, "startRate": &c.StartRate,
+		"timeUnit": &c.TimeUnit, "preAllocatedVUs": &c.PreAllocatedVUs, "maxVUs": &c.MaxVUs,
+		"burstiness": &c.Burstiness, "seed": &c.Seed, "onSaturation": &c.OnSaturation,
+	}
+}
+
+// UnmarshalJSON decodes key by key so an error names its key and unknown keys are kept
+// for the executor's check.
+func (c *ScenarioConfig) UnmarshalJSON(data []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return fmt.Errorf("must be an object")
+	}
+	fields := c.fields()
+	c.keys = c.keys[:0]
+	for _, key := range sortedKeys(raw) {
+		c.keys = append(c.keys, key)
+		f := fields[key]
+		if f == nil {
+			continue // reported by the executor's key check, which knows the valid keys
+		}
+		if err := json.Unmarshal(raw[key], f); err != nil {
+			return fmt.Errorf("key %q: %s", key, describeJSONError(err))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,137 @@
+package metrics
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test -run %s -update to accept):\n%s", name, t.Name(), got)
+	}
+}
+
+type fakeSection struct{}
+
+func (fakeSection) Name() string { return "omni" }
+func (fakeSection) Text(w io.Writer) error {
+	_, err := fmt.Fprintln(w, "==== Serving Benchmark Result ====")
+	return err
+}
+func (fakeSection) JSON() any { return map[string]int{"completed": 3} }
+
+// testSummary runs a small pipeline: checks in groups, a sub-metric, each kind.
+func testSummary(t *testing.T, opts SummaryOptions) *Summary {
+	t.Helper()
+	reg := testRegistry()
+	b := RegisterBuiltins(reg)
+	ttft := reg.Get("ttft")
+	ths, err := ParseThresholds(json.RawMessage(`{"ttft":["p(95)<500"],"ttft{stage:talker}":["avg<1"],"ttft{stage:thinker}":["max<400"],"checks":["rate>0.9"],"data_received":["count>1"]}`), nil, reg.Get)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(0, 0)
+	now := t0
+	p := NewPipeline(WithClock(func() time.Time { return now }), WithTrendBudget(4))
+	for _, th := range ths {
+		if th.Selector != nil {
+			if err := p.AddSubMetric(th.Metric, th.Selector); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	p.Start()
+	thinker := NewTagSet(map[string]string{"stage": "thinker"})
+	var batch []Sample
+	for i, v := range []float64{120.5, 80, 95.25, 300, 410.75} {
+		batch = append(batch, Sample{Metric: ttft, Tags: thinker, Time: t0.Add(time.Duration(i)), Value: v})
+	}
+	check := func(group, name string, v float64) Sample {
+		tags := map[string]string{"check": name}
+		if group != "" {
+			tags["group"] = group
+		}
+		return Sample{Metric: b.Checks, Tags: NewTagSet(tags), Value: v}
+	}
+	batch = append(batch,
+		check("", "status is 200", 1), check("", "status is 200", 1), check("", "status is 200", 0),
+		check("::chat", "has audio", 1), check("::chat::stream", "first chunk", 1),
+		Sample{Metric: b.GroupDuration, Tags: NewTagSet(map[string]string{"group": "::chat"}), Value: 12},
+		Sample{Metric: b.DataReceived, Value: 1_500_000}, Sample{Metric: b.Iterations, Value: 1}, Sample{Metric: b.Iterations, Value: 1},
+		Sample{Metric: b.VUs, Time: t0, Value: 2}, Sample{Metric: b.VUs, Time: t0.Add(time.Second), Value: 1})
+	p.Collect(batch)
+	now = t0.Add(2 * time.Second)
+	snap := p.Stop()
+	return NewSummary(snap, EvaluateThresholds(ths, snap), 2*time.Second, opts, fakeSection{})
+}
+
+func TestSummaryTextGolden(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		file string
+		opts SummaryOptions
+	}{
+		{"summary.golden", SummaryOptions{NoColor: true}},
+		{"summary_seconds_count.golden", SummaryOptions{NoColor: true, TimeUnit: "s", TrendStats: []Stat{{Name: "count"}, {Name: "avg"}, Percentile(99.9)}}},
+		{"summary_color.golden", SummaryOptions{}},
+	} {
+		var buf bytes.Buffer
+		if err := testSummary(t, tc.opts).WriteText(&buf); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, tc.file, buf.Bytes())
+	}
+}
+
+func TestSummaryJSONGolden(t *testing.T) {
+	t.Parallel()
+	s := testSummary(t, SummaryOptions{NoColor: true})
+	var buf bytes.Buffer
+	if err := s.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "summary.json.golden", buf.Bytes())
+
+	m, err := s.Map()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m["schema"] != SummarySchema {
+		t.Errorf("schema = %v", m["schema"])
+	}
+	th := m["thresholds"].([]any)[1].(map[string]any)
+	if th["ok"] != false || th["no_data"] != true || th["observed"] != nil {
+		t.Errorf("no-data threshold exported as %v", th)
+	}
+	ttft := m["metrics"].(map[string]any)["ttft"].(map[string]any)
+	if ttft["approximate"] != true || ttft["thresholds"].(map[string]any)["p(95)<500"] != true {
+		t.Errorf("ttft exported as %v", ttft)
+	}
+}
+
+func TestWriteTextReportsWriteErrors(t *testing.T) {
+	t.Parallel()
+	if err := testSummary(t, SummaryOptions{NoColor: true}).WriteText(failingWriter{}); err == nil {
+		t.Error("WriteText to a failing writer returned nil")
+	}
+}

@@ -1,0 +1,58 @@
+package metrics
+
+// ThresholdResult is one threshold's verdict at one evaluation.
+type ThresholdResult struct {
+	Threshold *Threshold
+	OK        bool
+	// NoData is set when the (sub-)metric has no samples: the threshold fails.
+	NoData   bool
+	Observed float64
+}
+
+// Evaluation is the verdict of every threshold on one snapshot.
+type Evaluation struct {
+	Results []ThresholdResult
+	// Abort is set when an abortOnFail threshold failed and the run is at least its
+	// delayAbortEval old: the engine should stop the run now.
+	Abort bool
+}
+
+// Passed reports whether every threshold passed.
+func (e Evaluation) Passed() bool {
+	for _, r := range e.Results {
+		if !r.OK {
+			return false
+		}
+	}
+	return true
+}
+
+// Failed returns the failing results.
+func (e Evaluation) Failed() []ThresholdResult {
+	var out []ThresholdResult
+	for _, r := range e.Results {
+		if !r.OK {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// EvaluateThresholds judges every threshold on snap, cumulatively from the run's start.
+// The pipeline needs a sub-metric (AddSubMetric) for each threshold with a selector.
+func EvaluateThresholds(ths []*Threshold, snap *Snapshot) Evaluation {
+	ev := Evaluation{Results: make([]ThresholdResult, 0, len(ths))}
+	for _, th := range ths {
+		r := ThresholdResult{Threshold: th, NoData: true}
+		if sink := snap.Sink(th.SinkName()); sink != nil {
+			if v, ok := sink.Value(th.Stat, snap.Elapsed); ok {
+				r.NoData, r.Observed, r.OK = false, v, th.Op.holds(v, th.Value)
+			}
+		}
+		if !r.OK && th.AbortOnFail && snap.Elapsed >= th.DelayAbortEval {
+			ev.Abort = true
+		}
+		ev.Results = append(ev.Results, r)
+	}
+	return ev
+}

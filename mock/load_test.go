@@ -1,0 +1,148 @@
+package mock
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// slowText is a text-only profile with coarse steps, so sleep jitter on a
+// busy machine stays small next to the latencies the tests compare.
+var slowText = Profile{Name: "slow", Model: "slow", Stages: []Stage{{Name: "thinker", Output: OutputText,
+	Units: 6, TimeToFirstOutput: 20 * ms, TimePerUnit: 20 * ms}}}
+
+// tpot runs one streamed request and returns the thinker's vllm_tpot_ms.
+func tpot(t *testing.T, u string) float64 {
+	chunks := parseChunks(t, mustSSE(t, post(t, u+chatURL,
+		`{"messages":[{"role":"user","content":"x"}],"stream":true,"return_stage_metrics":true,"stream_options":{"include_usage":true}}`)))
+	var m metricsObject
+	if err := json.Unmarshal(chunks[len(chunks)-1].Metrics, &m); err != nil {
+		t.Fatal(err)
+	}
+	return *m.StageMetrics["0"].VllmTPOTMs
+}
+
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	return xs[len(xs)/2]
+}
+
+func TestLatencyPerUnitGrowsPastTheKnee(t *testing.T) {
+	t.Parallel()
+	_, u := startServer(t, WithSpeed(1), WithProfiles(slowText), WithProfile("slow"), WithLoadCurve(2, 0.5))
+	var low []float64
+	for range 3 {
+		low = append(low, tpot(t, u))
+	}
+	const n = 16
+	high := make([]float64, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			high[i] = tpot(t, u)
+		}()
+	}
+	wg.Wait()
+	// Past the knee at 2, each extra request adds 50%: the median request of
+	// a burst of 16 sees about 8 in flight, so about 4× the unloaded TPOT.
+	lo, hi := median(low), median(high)
+	if lo < 18 || lo > 40 || hi < 2*lo {
+		t.Fatalf("median TPOT %.1f ms alone, %.1f ms at %d concurrent; want a knee", lo, hi, n)
+	}
+}
+
+func TestSpeedScalesEveryDuration(t *testing.T) {
+	t.Parallel()
+	elapsed := func(speed float64) time.Duration {
+		_, u := startServer(t, WithSpeed(speed))
+		start := time.Now()
+		resp := post(t, u+chatURL, `{"messages":[{"role":"user","content":"x"}]}`)
+		_, _ = io.ReadAll(resp.Body)
+		return time.Since(start)
+	}
+	slow, fast := elapsed(1), elapsed(10)
+	if slow < 300*time.Millisecond || fast > slow/3 {
+		t.Fatalf("a full qwen3-omni chat took %v at speed 1 and %v at speed 10", slow, fast)
+	}
+}
+
+func TestSameSeedSameContent(t *testing.T) {
+	t.Parallel()
+	fetch := func(seed int64) []string {
+		_, u := startServer(t, WithSeed(seed), WithSpeed(100))
+		var out []string
+		for _, r := range []struct{ path, body string }{
+			{chatURL, `{"messages":[{"role":"user","content":"Tell me a story."}],"max_tokens":16}`},
+			{speechURL, `{"input":"Hello there.","response_format":"pcm"}`},
+			{"/v1/images/generations", `{"prompt":"a lighthouse","size":"24x24"}`},
+		} {
+			b, _ := io.ReadAll(post(t, u+r.path, r.body).Body)
+			out = append(out, stripVolatile(string(b)))
+		}
+		return out
+	}
+	a, b, c := fetch(3), fetch(3), fetch(4)
+	for i := range a {
+		if a[i] != b[i] {
+			t.Errorf("response %d differs for the same seed", i)
+		}
+	}
+	if a[0] == c[0] || a[1] == c[1] {
+		t.Error("a different seed gave the same text or audio")
+	}
+}
+
+// stripVolatile blanks ids, timestamps and measured metrics.
+func stripVolatile(body string) string {
+	var v map[string]any
+	if json.Unmarshal([]byte(body), &v) != nil {
+		return body // binary audio
+	}
+	for _, k := range []string{"id", "created", "metrics", "stage_durations"} {
+		delete(v, k)
+	}
+	if cs, ok := v["choices"].([]any); ok {
+		for _, c := range cs {
+			if a, ok := c.(map[string]any)["message"].(map[string]any)["audio"].(map[string]any); ok {
+				delete(a, "id")
+				delete(a, "expires_at")
+			}
+		}
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func TestCloseEndsOpenStreams(t *testing.T) {
+	t.Parallel()
+	s, u := startServer(t)
+	resp := post(t, u+chatURL, audioChat, FaultHeader, "stall,after=1,delay=30s")
+	c := dialSpeech(t, u)
+	done := make(chan error, 2)
+	go func() { _, err := io.ReadAll(resp.Body); done <- err }()
+	go func() { _, _, err := c.ReadMessage(); done <- err }()
+	time.Sleep(50 * time.Millisecond)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Error("a stream ended cleanly, want it cut")
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("a stream outlived Close")
+		}
+	}
+	if _, err := http.Get(u + "/v1/models"); err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("server still answers after Close: %v", err)
+	}
+}

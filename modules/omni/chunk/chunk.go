@@ -1,0 +1,101 @@
+// Package chunk decodes the JSON bodies and stream events of OpenAI and vLLM-Omni
+// endpoints (chat, speech, images) into small structs. Large payloads (base64 audio and
+// images) are not copied: they alias the input, so a Chunk is valid only while its input
+// bytes are.
+package chunk
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// ErrMalformed reports a body or event that is not the JSON expected.
+var ErrMalformed = errors.New("chunk: malformed JSON")
+
+// Chunk is one chat completion (chunk), speech event, image response or image edit event.
+// Fields absent from the input stay zero.
+type Chunk struct {
+	ID       string   `json:"id"`
+	Object   string   `json:"object"`
+	Type     string   `json:"type"`     // speech.audio.delta, ar_delta, image, …
+	Modality string   `json:"modality"` // vLLM-Omni: text, audio, image; "" on OpenAI chunks
+	Choices  []Choice `json:"choices"`
+	Usage    *Usage   `json:"usage"`
+	Metrics  *Metrics `json:"metrics"`
+	Error    *Error   `json:"error"`
+	Detail   *Detail  `json:"detail"` // FastAPI error bodies
+
+	Audio String `json:"audio"` // speech SSE delta
+	// Delta is the image edit stream's ar_delta text, or the audio of the first speech SSE
+	// builds, which used `delta` for what is now `audio`.
+	Delta String `json:"delta"`
+
+	Data           []Image            `json:"data"` // images responses and image edit `image` events
+	StageDurations map[string]float64 `json:"stage_durations"`
+	PeakMemoryMB   float64            `json:"peak_memory_mb"`
+}
+
+// Choice is one entry of choices: a delta when streaming, a message otherwise.
+type Choice struct {
+	Index        int     `json:"index"`
+	Delta        Message `json:"delta"`
+	Message      Message `json:"message"`
+	FinishReason string  `json:"finish_reason"`
+}
+
+// Message is a delta or a full message.
+type Message struct {
+	Role    string  `json:"role"`
+	Content Content `json:"content"`
+	Audio   *Audio  `json:"audio"` // OpenAI audio output
+}
+
+// Audio is OpenAI's audio output object.
+type Audio struct {
+	ID         string `json:"id"`
+	Data       String `json:"data"` // base64 audio
+	Transcript String `json:"transcript"`
+}
+
+// Usage holds token counts; chat uses the *_tokens names, speech the input/output ones.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+	InputTokens      int `json:"input_tokens"`
+	OutputTokens     int `json:"output_tokens"`
+}
+
+// Image is one entry of an images response's data.
+type Image struct {
+	B64JSON        String             `json:"b64_json"`
+	URL            String             `json:"url"`
+	StageDurations map[string]float64 `json:"stage_durations"`
+	PeakMemoryMB   float64            `json:"peak_memory_mb"`
+}
+
+// Decode parses b into c, resetting c first. Strings alias b when they hold no escapes.
+func Decode(b []byte, c *Chunk) error {
+	// Keep the choices' backing array across chunks (most have one choice); encoding/json
+	// decodes into reused elements without zeroing them, so clear them here.
+	choices := c.Choices[:cap(c.Choices)]
+	clear(choices)
+	*c = Chunk{Choices: choices[:0]}
+	if err := json.Unmarshal(b, c); err != nil {
+		return malformed(err)
+	}
+	return nil
+}
+
+func malformed(err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("%w at byte %d: %v", ErrMalformed, se.Offset, se)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Errorf("%w at byte %d: field %q is %s, want %s", ErrMalformed, te.Offset, te.Field, te.Value, te.Type)
+	}
+	return fmt.Errorf("%w: %v", ErrMalformed, err)
+}

@@ -1,0 +1,40 @@
+package chunk
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/omnik-dev/omnik/modules/omni/wav"
+)
+
+// FuzzDecode checks that no body panics the decoder and every failure is ErrMalformed.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{omniRole, omniText, omniAudio, omniImage, omniFinal, omniBare, omniStats, oaiAudio,
+		`{"error":"x"}`, `{"detail":[1,2]}`, `{"data":[{"b64_json":"a\u0041"}]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var c Chunk
+		if err := Decode(b, &c); err != nil && !errors.Is(err, ErrMalformed) {
+			t.Fatalf("foreign error %v", err)
+		}
+	})
+}
+
+// FuzzDecodeAudio checks that no payload panics and counts stay within the payload.
+func FuzzDecodeAudio(f *testing.F) {
+	f.Add(b64(wavFile(24000, 1, make([]byte, 20), 0, -1)), "")
+	f.Add(b64(wavFile(24000, 2, make([]byte, 20), 300, 0xFFFFFFFF)), "wav")
+	f.Add([]byte("AAAA"), "pcm")
+	f.Fuzz(func(t *testing.T, payload []byte, format string) {
+		for _, keep := range []bool{false, true} {
+			p, err := DecodeAudio(payload, AudioSpec{Format: format, Raw: wav.PCM16(24000, 1), Keep: keep})
+			if err != nil {
+				continue
+			}
+			if p.Bytes < 0 || p.Bytes > int64(len(payload)) || p.Frames < 0 || (keep && int64(len(p.Samples)) != p.Bytes) {
+				t.Fatalf("piece %+v from %d base64 chars", p, len(payload))
+			}
+		}
+	})
+}

@@ -1,0 +1,80 @@
+package chunk
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+)
+
+// Metrics is vLLM-Omni's per-chunk `metrics` object (with return_stage_metrics).
+type Metrics struct {
+	// StageMetrics holds every stage finished so far, keyed by stage id.
+	StageMetrics   map[string]Stage   `json:"stage_metrics"`
+	NumTokensIn    int                `json:"num_tokens_in"`
+	NumTokensOut   int                `json:"num_tokens_out"`
+	StageDurations map[string]float64 `json:"stage_durations"`
+	PeakMemoryMB   float64            `json:"peak_memory_mb"`
+}
+
+// Stage is one stage's entry: its identity plus every numeric field and numeric list,
+// so fields added by later servers (batch_*, audio_rtf, …) are kept without code changes.
+type Stage struct {
+	ID              int
+	Name            string // stage_name
+	OutputUnitType  string // output_unit_type
+	FinalOutputType string // final_output_type
+	FinishReason    string
+	Values          map[string]float64   // numeric fields, stage_id included
+	Lists           map[string][]float64 // numeric lists: inter_output_latencies_ms, vllm_itls_ms, …
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (s *Stage) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*s = Stage{Values: make(map[string]float64, len(raw))}
+	for k, v := range raw {
+		v = bytes.TrimSpace(v)
+		if len(v) == 0 {
+			continue
+		}
+		switch c := v[0]; {
+		case c == '"':
+			var str string
+			if json.Unmarshal(v, &str) != nil {
+				continue
+			}
+			switch k {
+			case "stage_name":
+				s.Name = str
+			case "output_unit_type":
+				s.OutputUnitType = str
+			case "final_output_type":
+				s.FinalOutputType = str
+			case "finish_reason":
+				s.FinishReason = str
+			}
+		case c == '[':
+			var list []float64
+			// Lists of anything but numbers are not metrics; skip them.
+			if json.Unmarshal(v, &list) == nil {
+				if s.Lists == nil {
+					s.Lists = make(map[string][]float64)
+				}
+				s.Lists[k] = list
+			}
+		case c == '-' || (c >= '0' && c <= '9'):
+			f, err := strconv.ParseFloat(string(v), 64)
+			if err != nil {
+				continue
+			}
+			s.Values[k] = f
+			if k == "stage_id" {
+				s.ID = int(f)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,150 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/omnik-dev/omnik/modules/omni/chunk"
+	"github.com/omnik-dev/omnik/modules/omni/record"
+	"github.com/omnik-dev/omnik/modules/omni/sse"
+	"github.com/omnik-dev/omnik/modules/omni/wav"
+)
+
+// openAIAudio is the layout of OpenAI's raw audio (pcm16): 24 kHz mono.
+var openAIAudio = wav.PCM16(24000, 1)
+
+// Chat posts a chat completion and reads it, streamed (SSE) or whole (JSON).
+func Chat(ctx context.Context, hc *http.Client, req Request) *record.Record {
+	c, failed := start(ctx, hc, &req, record.EndpointChat)
+	if c == nil {
+		return failed
+	}
+	if !isEventStream(c.resp) {
+		return c.chatBody()
+	}
+	var ch chunk.Chunk
+	end := c.events(func(ev sse.Event) bool {
+		return c.decode(ev, &ch) && c.chatChunk(ev.Time, &ch)
+	})
+	return c.finish(end)
+}
+
+// chatChunk takes one streamed chunk (omni-metrics.md §3, wire-formats.md §1.3).
+func (c *call) chatChunk(t time.Time, ch *chunk.Chunk) bool {
+	c.b.SetRequestID(ch.ID)
+	c.b.OnStageMetrics(ch.Metrics)
+	if ch.Usage != nil {
+		// Counts only grow, so an audio chunk's completion_tokens 0 is harmless here.
+		c.b.OnUsage(*ch.Usage)
+	}
+	for i := range ch.Choices {
+		d := &ch.Choices[i].Delta
+		var ok bool
+		switch ch.Modality {
+		case "audio":
+			ok = c.audio(t, d.Content.Text, c.req.Audio)
+		case "image":
+			ok = c.imageParts(t, d.Content.Parts)
+		default:
+			ok = c.message(t, d, ch.Usage)
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// message takes a text delta or message: text content, OpenAI audio, image parts.
+func (c *call) message(t time.Time, m *chunk.Message, usage *chunk.Usage) bool {
+	text := m.Content.Text
+	if m.Audio != nil {
+		spec := c.req.Audio
+		if spec.Raw == (wav.Format{}) {
+			spec.Raw = openAIAudio
+		}
+		if !c.audio(t, m.Audio.Data, spec) {
+			return false
+		}
+		if len(text) == 0 {
+			// OpenAI streams the spoken text as the transcript.
+			text = m.Audio.Transcript
+		}
+	}
+	c.b.OnTextChunk(t, text, usage)
+	return c.imageParts(t, m.Content.Parts)
+}
+
+// audio takes one base64 audio payload: a standalone WAV or raw PCM.
+func (c *call) audio(t time.Time, b64 []byte, spec chunk.AudioSpec) bool {
+	p, err := chunk.DecodeAudio(b64, spec)
+	if err != nil {
+		kind := record.KindWAVBroken
+		if errors.Is(err, chunk.ErrBadBase64) {
+			kind = record.KindMalformed
+		}
+		c.b.Fail(kind, fmt.Sprintf("audio chunk at %v: %v", t.Sub(c.b.Start()), err))
+		return false
+	}
+	format := spec.Format
+	if p.WAV {
+		format = "wav"
+	}
+	c.b.OnAudioChunk(t, format, p)
+	return true
+}
+
+// imageParts takes vLLM-Omni's image list content: data URLs with stage statistics.
+func (c *call) imageParts(t time.Time, parts []chunk.Part) bool {
+	for i := range parts {
+		p := &parts[i]
+		c.b.OnImageStats(p.StageDurations, p.PeakMemoryMB)
+		if p.Type == "image_url" {
+			c.image(t, p.ImageURL.URL)
+		}
+	}
+	return true
+}
+
+// image records one image, reading its size when it is inline.
+func (c *call) image(t time.Time, src []byte) {
+	w, h, _ := chunk.ImageSize(src)
+	var keep []byte
+	if c.req.KeepImages {
+		keep = append([]byte(nil), src...)
+	}
+	c.b.OnImage(t, w, h, keep)
+}
+
+// chatBody reads a non-streamed completion: vLLM-Omni sends one choice per modality,
+// all with index 0; OpenAI one choice holding text and audio.
+func (c *call) chatBody() *record.Record {
+	body, at, err := c.readBody()
+	if err != nil {
+		c.fail(err)
+		return c.finish(time.Now())
+	}
+	var ch chunk.Chunk
+	if err := chunk.Decode(body, &ch); err != nil {
+		c.b.Fail(record.KindMalformed, "response body: "+err.Error())
+		return c.finish(at)
+	}
+	if ch.Error != nil {
+		c.b.Fail(record.KindStreamError, "response body: "+errorText(ch.Error))
+		return c.finish(at)
+	}
+	c.b.SetRequestID(ch.ID)
+	c.b.OnStageMetrics(ch.Metrics)
+	if ch.Usage != nil {
+		c.b.OnUsage(*ch.Usage)
+	}
+	for i := range ch.Choices {
+		if !c.message(at, &ch.Choices[i].Message, nil) {
+			break
+		}
+	}
+	return c.finish(at)
+}

@@ -1,0 +1,256 @@
+// Package client sends omni requests over HTTP and reads the responses into records,
+// timing every event on the reading goroutine. Calls never return errors: a failure is
+// data in the record (kind and message), so a run goes on.
+package client
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/omnik-dev/omnik/modules/omni/chunk"
+	"github.com/omnik-dev/omnik/modules/omni/record"
+	"github.com/omnik-dev/omnik/modules/omni/sse"
+)
+
+// DefaultMaxBody bounds a non-streamed body (JSON with base64 images or audio).
+const DefaultMaxBody = 256 << 20
+
+// Request is one call. Body is sent as is; the caller applies the defaults (stream,
+// stream_options, return_stage_metrics) when it builds it.
+type Request struct {
+	URL           string
+	Body          []byte
+	ContentType   string // application/json unless set (multipart for image edits)
+	Header        http.Header
+	Tags          map[string]string
+	IntendedStart time.Time
+	// StallTimeout fails a request whose response goes quiet for longer, counted from the
+	// response headers to each event (or each read of raw audio). Zero disables it.
+	StallTimeout time.Duration
+	// Audio says what format the response audio is in and whether to keep the samples.
+	Audio chunk.AudioSpec
+	// KeepImages keeps the base64 image payloads in the record.
+	KeepImages bool
+	// MaxEventSize bounds one SSE event; MaxBody a whole non-streamed body.
+	MaxEventSize int
+	MaxBody      int64
+	// OnEvent, when set, sees every SSE event's data (valid during the call only) and its
+	// arrival time. It runs on the reading goroutine: it must not block.
+	OnEvent func(at time.Time, data []byte)
+}
+
+// call is one request in flight.
+type call struct {
+	req     *Request
+	b       *record.Builder
+	resp    *http.Response
+	ctx     context.Context
+	stall   *time.Timer
+	stalled atomic.Bool
+}
+
+// start sends the request and returns the call with its response, or nil when it
+// failed before a successful response (the record then holds why).
+func start(ctx context.Context, hc *http.Client, req *Request, endpoint string) (*call, *record.Record) {
+	ctx, cancel := context.WithCancel(ctx)
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, req.URL, bytes.NewReader(req.Body))
+	if err != nil {
+		cancel()
+		b := record.NewBuilder(endpoint, time.Now())
+		b.Fail(record.KindConnect, err.Error())
+		return nil, b.Finish(time.Now())
+	}
+	for k, v := range req.Header {
+		hr.Header[k] = v
+	}
+	ct := req.ContentType
+	if ct == "" {
+		ct = "application/json"
+	}
+	hr.Header.Set("Content-Type", ct)
+
+	c := &call{req: req, ctx: ctx}
+	t0 := time.Now()
+	c.b = record.NewBuilder(endpoint, t0)
+	c.b.SetTags(req.Tags)
+	c.b.SetIntendedStart(req.IntendedStart)
+	resp, err := hc.Do(hr)
+	if err != nil {
+		c.fail(err)
+		cancel()
+		return nil, c.b.Finish(time.Now())
+	}
+	c.resp = resp
+	c.b.SetStatus(resp.StatusCode)
+	if req.StallTimeout > 0 {
+		c.stall = time.AfterFunc(req.StallTimeout, func() { c.stalled.Store(true); cancel() })
+	}
+	resp.Body = &closer{ReadCloser: resp.Body, cancel: cancel, stall: c.stall}
+	if resp.StatusCode/100 != 2 {
+		c.httpError()
+		return nil, c.finish(time.Now())
+	}
+	return c, nil
+}
+
+// closer releases the call's context and stall timer with the body.
+type closer struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+	stall  *time.Timer
+}
+
+func (c *closer) Close() error {
+	if c.stall != nil {
+		c.stall.Stop()
+	}
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
+}
+
+// touch restarts the stall clock: the response just showed life.
+func (c *call) touch() {
+	if c.stall != nil {
+		c.stall.Reset(c.req.StallTimeout)
+	}
+}
+
+func (c *call) finish(end time.Time) *record.Record {
+	c.resp.Body.Close()
+	return c.b.Finish(end)
+}
+
+func (c *call) httpError() {
+	body, _ := io.ReadAll(io.LimitReader(c.resp.Body, 64<<10))
+	msg := string(bytes.TrimSpace(body))
+	var ch chunk.Chunk
+	if chunk.Decode(body, &ch) == nil {
+		switch {
+		case ch.Error != nil && ch.Error.Message != "":
+			msg = ch.Error.Message
+		case ch.Detail != nil:
+			msg = ch.Detail.Message
+		}
+	}
+	if len(msg) > 512 {
+		msg = msg[:512] + "…"
+	}
+	c.b.Fail(record.KindHTTPStatus, fmt.Sprintf("HTTP %s: %s", c.resp.Status, msg))
+}
+
+// fail classifies a transport or reader error into a failure kind.
+func (c *call) fail(err error) {
+	kind := record.KindReset
+	switch {
+	case c.stalled.Load():
+		kind, err = record.KindStall, fmt.Errorf("no event for %v", c.req.StallTimeout)
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(c.ctx.Err(), context.DeadlineExceeded):
+		kind = record.KindTimeout
+	case errors.Is(err, context.Canceled):
+		kind = record.KindCanceled
+	case errors.Is(err, sse.ErrEventTooLarge):
+		kind = record.KindOversized
+	case errors.Is(err, sse.ErrNoDone):
+		kind = record.KindTruncated
+	case c.resp == nil:
+		kind = record.KindConnect
+	}
+	c.b.Fail(kind, err.Error())
+}
+
+// readBody reads a whole non-streamed body, touching the stall clock on every read.
+func (c *call) readBody() ([]byte, time.Time, error) {
+	limit := c.req.MaxBody
+	if limit <= 0 {
+		limit = DefaultMaxBody
+	}
+	var buf bytes.Buffer
+	if n := c.resp.ContentLength; n > 0 && n <= limit {
+		buf.Grow(int(n))
+	}
+	p := make([]byte, 32<<10)
+	for {
+		n, err := c.resp.Body.Read(p)
+		buf.Write(p[:n])
+		if n > 0 {
+			c.touch()
+		}
+		if int64(buf.Len()) > limit {
+			return nil, time.Time{}, fmt.Errorf("%w: body exceeds %d bytes", sse.ErrEventTooLarge, limit)
+		}
+		if err == io.EOF {
+			return buf.Bytes(), time.Now(), nil
+		}
+		if err != nil {
+			return nil, time.Time{}, err
+		}
+	}
+}
+
+// events reads SSE events, calling fn for each until fn returns false, [DONE], or an
+// error. It returns the arrival of the last event before [DONE].
+func (c *call) events(fn func(ev sse.Event) bool) time.Time {
+	var opts []sse.Option
+	if c.req.MaxEventSize > 0 {
+		opts = append(opts, sse.WithMaxEventSize(c.req.MaxEventSize))
+	}
+	rd := sse.NewReader(c.resp.Body, opts...)
+	last := time.Now()
+	for {
+		ev, err := rd.Next()
+		if err == io.EOF {
+			return last
+		}
+		if err != nil {
+			c.fail(err)
+			return time.Now()
+		}
+		c.touch()
+		if ev.Done {
+			return last
+		}
+		last = ev.Time
+		if c.req.OnEvent != nil {
+			c.req.OnEvent(ev.Time, ev.Data)
+		}
+		if !fn(ev) {
+			return last
+		}
+	}
+}
+
+// decode parses an event and fails the request on malformed JSON or an error event.
+func (c *call) decode(ev sse.Event, ch *chunk.Chunk) bool {
+	if err := chunk.Decode(ev.Data, ch); err != nil {
+		c.b.Fail(record.KindMalformed, fmt.Sprintf("event at byte %d: %v", ev.Offset, err))
+		return false
+	}
+	if ch.Error != nil {
+		c.b.Fail(record.KindStreamError, fmt.Sprintf("event at byte %d: %s", ev.Offset, errorText(ch.Error)))
+		return false
+	}
+	return true
+}
+
+func errorText(e *chunk.Error) string {
+	s := e.Message
+	if e.Type != "" {
+		s = e.Type + ": " + s
+	}
+	if e.Code != "" {
+		s += " (code " + e.Code + ")"
+	}
+	return s
+}
+
+func isEventStream(resp *http.Response) bool {
+	ct := resp.Header.Get("Content-Type")
+	return len(ct) >= 17 && ct[:17] == "text/event-stream"
+}

@@ -1,0 +1,131 @@
+package client
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/omnik-dev/omnik/modules/omni/chunk"
+	"github.com/omnik-dev/omnik/modules/omni/record"
+	"github.com/omnik-dev/omnik/modules/omni/sse"
+	"github.com/omnik-dev/omnik/modules/omni/wav"
+)
+
+// Speech posts to /v1/audio/speech and reads the audio: raw (a whole body or a stream,
+// PCM or WAV with a placeholder header) or SSE (speech.audio.delta / done / error). For
+// raw PCM, req.Audio.Raw gives the rate and channels the stream does not carry.
+func Speech(ctx context.Context, hc *http.Client, req Request) *record.Record {
+	c, failed := start(ctx, hc, &req, record.EndpointSpeech)
+	if c == nil {
+		return failed
+	}
+	c.usageHeaders()
+	if isEventStream(c.resp) {
+		return c.speechEvents()
+	}
+	return c.rawAudio()
+}
+
+// usageHeaders reads vLLM-Omni's token counts from the x-vllm-omni-* headers.
+func (c *call) usageHeaders() {
+	num := func(name string) int {
+		n, _ := strconv.Atoi(c.resp.Header.Get("X-Vllm-Omni-" + name + "-Tokens"))
+		return n
+	}
+	c.b.OnUsage(chunk.Usage{InputTokens: num("Input"), OutputTokens: num("Output"), TotalTokens: num("Total")})
+}
+
+// speechEvents reads the SSE form. The stream may end after speech.audio.done without a
+// [DONE] (the simulator llm-d-inference-sim sends none), so done ends the read.
+func (c *call) speechEvents() *record.Record {
+	var ch chunk.Chunk
+	end := c.events(func(ev sse.Event) bool {
+		if !c.decode(ev, &ch) {
+			return false
+		}
+		typ := ch.Type
+		if typ == "" {
+			typ = ev.Name
+		}
+		c.b.OnStageMetrics(ch.Metrics)
+		switch typ {
+		case "speech.audio.done":
+			if ch.Usage != nil {
+				c.b.OnUsage(*ch.Usage)
+			}
+			return false
+		case "speech.audio.delta":
+			payload := ch.Audio
+			if payload == nil {
+				payload = ch.Delta // the first SSE builds used `delta`
+			}
+			return c.audio(ev.Time, payload, c.req.Audio)
+		}
+		return true
+	})
+	return c.finish(end)
+}
+
+// rawAudio reads a raw audio body, stamping each read: every read is a chunk for the
+// continuity measurement, as the reference's iter_any() is.
+func (c *call) rawAudio() *record.Record {
+	format := c.req.Audio.Format
+	switch ct := c.resp.Header.Get("Content-Type"); {
+	case strings.HasPrefix(ct, "audio/wav"), strings.HasPrefix(ct, "audio/x-wav"):
+		format = "wav"
+	case strings.HasPrefix(ct, "audio/pcm"), strings.HasPrefix(ct, "audio/L16"):
+		format = "pcm"
+	}
+	var (
+		ws     wav.Stream
+		f      = c.req.Audio.Raw
+		total  int64
+		frames int64
+		buf    = make([]byte, 32<<10)
+		keep   = c.req.Audio.Keep
+	)
+	for {
+		n, err := c.resp.Body.Read(buf)
+		if n > 0 {
+			t := time.Now()
+			c.touch()
+			p := buf[:n]
+			if total == 0 && ws.Pending() == 0 && format != "pcm" && format != "pcm16" &&
+				(format == "wav" || strings.HasPrefix(string(p), "RIFF")) {
+				format = "wav"
+			}
+			if format == "wav" {
+				m, werr := ws.Add(p)
+				if werr != nil {
+					c.b.Fail(record.KindWAVBroken, werr.Error())
+					return c.finish(t)
+				}
+				info, _ := ws.Info()
+				f, p = info.Format, p[n-m:]
+			}
+			if len(p) > 0 {
+				total += int64(len(p))
+				now := f.Frames(total)
+				piece := chunk.AudioPiece{Format: f, WAV: format == "wav", Bytes: int64(len(p)), Frames: now - frames}
+				if keep {
+					piece.Samples = p
+				}
+				frames = now
+				c.b.OnAudioChunk(t, format, piece)
+			}
+		}
+		if err == io.EOF {
+			if format == "wav" && ws.Pending() > 0 {
+				c.b.Fail(record.KindWAVBroken, "stream ended inside the WAV header")
+			}
+			return c.finish(time.Now())
+		}
+		if err != nil {
+			c.fail(err)
+			return c.finish(time.Now())
+		}
+	}
+}

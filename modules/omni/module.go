@@ -1,0 +1,225 @@
+package omni
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/dop251/goja"
+	"github.com/omnik-dev/omnik/js"
+	"github.com/omnik-dev/omnik/metrics"
+	"github.com/omnik-dev/omnik/modules/omni/record"
+)
+
+// Module is the omni module of one run: its default client, the clients scripts make,
+// the metrics it records and the request log behind the summary blocks.
+type Module struct {
+	metrics *Metrics
+	log     *requestLog
+	records func(any)
+
+	mu      sync.Mutex
+	cfg     Config
+	def     *client
+	clients []*client
+}
+
+// Option configures a Module.
+type Option func(*Module)
+
+// WithRecords sends every request record to f (for --out json), from the reader goroutine.
+func WithRecords(f func(any)) Option { return func(m *Module) { m.records = f } }
+
+// New makes the module of one run and registers its metrics in reg.
+func New(reg *metrics.Registry, opts ...Option) *Module {
+	m := &Module{metrics: RegisterMetrics(reg), log: newRequestLog(), records: func(any) {}}
+	for _, o := range opts {
+		o(m)
+	}
+	return m
+}
+
+// Configure sets the default client's configuration (options.omni with overrides).
+func (m *Module) Configure(cfg Config) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.cfg = cfg.withDefaults()
+	m.def = nil
+}
+
+func (m *Module) defaultClient() *client {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.def == nil {
+		m.def = newClient(m.cfg)
+		m.clients = append(m.clients, m.def)
+	}
+	return m.def
+}
+
+// Section is the Serving/Stage Benchmark Result block for the summary.
+func (m *Module) Section(opts SectionOptions) metrics.Section { return &section{log: m.log, opts: opts} }
+
+// Close releases idle connections.
+func (m *Module) Close() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, c := range m.clients {
+		c.close()
+	}
+}
+
+// JS is the module as scripts import it: `import omni from 'omni'`.
+func (m *Module) JS() js.Module {
+	return func(vu *js.VU) (*js.Exports, error) {
+		api := m.api(vu, nil)
+		named := map[string]any{}
+		for _, k := range api.Keys() {
+			named[k] = api.Get(k)
+		}
+		return &js.Exports{Named: named, Default: api}, nil
+	}
+}
+
+// api builds the call surface for one client; c nil is the default client, resolved at
+// call time so it sees the consolidated configuration.
+func (m *Module) api(vu *js.VU, c *client) *goja.Object {
+	rt := vu.Runtime()
+	get := func() *client {
+		if c != nil {
+			return c
+		}
+		return m.defaultClient()
+	}
+	o := rt.NewObject()
+	_ = o.Set("chat", m.callFn(vu, "omni.chat()", get, (*client).chat))
+	_ = o.Set("client", func(cfg map[string]any) *goja.Object {
+		vu.RequireInitContext("omni.client()")
+		nc := m.newScriptClient(cfg)
+		return m.api(vu, nc)
+	})
+	return o
+}
+
+// newScriptClient makes omni.client({...}): the default configuration with the given
+// fields over it; its samples carry a `target` tag.
+func (m *Module) newScriptClient(raw map[string]any) *client {
+	m.mu.Lock()
+	cfg := m.cfg
+	m.mu.Unlock()
+	if v, ok := raw["baseURL"].(string); ok {
+		cfg.BaseURL = v
+		cfg.Target = v
+	}
+	if v, ok := raw["model"].(string); ok {
+		cfg.Model = v
+	}
+	if v, ok := raw["apiKey"].(string); ok {
+		cfg.APIKey = v
+	}
+	if v, ok := raw["target"].(string); ok {
+		cfg.Target = v
+	}
+	if h, ok := raw["headers"].(map[string]any); ok {
+		cfg.Headers = map[string]string{}
+		for k, v := range h {
+			if s, ok := v.(string); ok {
+				cfg.Headers[k] = s
+			}
+		}
+	}
+	c := newClient(cfg)
+	m.mu.Lock()
+	m.clients = append(m.clients, c)
+	m.mu.Unlock()
+	return c
+}
+
+// callFn wraps one endpoint as an async JS function (body, params) → Promise<result>.
+func (m *Module) callFn(vu *js.VU, name string, get func() *client, do func(*client, context.Context, call) *record.Record) func(goja.FunctionCall) goja.Value {
+	return func(fc goja.FunctionCall) goja.Value {
+		vu.RequireVUContext(name)
+		cl, p := m.prepare(vu, fc.Argument(0), fc.Argument(1))
+		c := get()
+		tags := vu.Tags().Merge(p.tags)
+		if c.cfg.Target != "" {
+			tags = tags.With("target", c.cfg.Target)
+		}
+		scenario := ""
+		if it := vu.Iteration(); it != nil && it.Scenario != nil {
+			scenario = it.Scenario.Name
+		}
+		meta := vu.Metadata()
+		promise := vu.Promise(func(ctx context.Context) js.Settle {
+			rec := do(c, ctx, cl)
+			rec.Tags = tags.Map()
+			samples := m.metrics.samples(rec, tags, meta)
+			m.log.add(scenario, reportRequest(rec, m.log.origin))
+			m.records(requestRecord(rec))
+			return func() (any, error) {
+				vu.Emit(samples...)
+				return resultObject(vu.Runtime(), rec, p), nil
+			}
+		})
+		return vu.Runtime().ToValue(promise)
+	}
+}
+
+// params are omnik's own parameters, the second argument of every call.
+type params struct {
+	tags      *metrics.TagSet
+	keepAudio bool
+}
+
+func (m *Module) prepare(vu *js.VU, bodyV, paramsV goja.Value) (call, params) {
+	rt := vu.Runtime()
+	body, ok := exportBody(vu, bodyV).(map[string]any)
+	if !ok {
+		panic(rt.NewTypeError("the first argument must be the request body object"))
+	}
+	cl := call{body: body, sampleRate: 24000}
+	if it := vu.Iteration(); it != nil {
+		cl.intendedStart = it.IntendedStart
+	}
+	var p params
+	po, isObj := paramsV.(*goja.Object)
+	if !isObj {
+		return cl, p
+	}
+	if t, ok := po.Get("tags").(*goja.Object); ok {
+		m := map[string]string{}
+		for _, k := range t.Keys() {
+			m[k] = t.Get(k).String()
+		}
+		p.tags = metrics.NewTagSet(m)
+	}
+	if v := po.Get("timeout"); v != nil && !goja.IsUndefined(v) {
+		cl.timeout = time.Duration(v.ToFloat() * float64(time.Millisecond))
+	}
+	if v := po.Get("sampleRate"); v != nil && !goja.IsUndefined(v) {
+		cl.sampleRate = int(v.ToInteger())
+	}
+	if h, ok := po.Get("headers").(*goja.Object); ok {
+		cl.headers = map[string]string{}
+		for _, k := range h.Keys() {
+			cl.headers[k] = h.Get(k).String()
+		}
+	}
+	if v := po.Get("keepAudio"); v != nil {
+		p.keepAudio = v.ToBoolean()
+		cl.keepAudio = p.keepAudio
+	}
+	if fn, ok := goja.AssertFunction(po.Get("onEvent")); ok {
+		cl.onEvent = func(ev Event) {
+			enqueue := vu.Register()
+			enqueue(func() error {
+				_, err := fn(goja.Undefined(), rt.ToValue(map[string]any{
+					"time": float64(ev.Time.UnixNano()) / 1e6, "type": ev.Type, "text": ev.Text,
+					"bytes": ev.Bytes, "modality": ev.Modality,
+				}))
+				return err
+			})
+		}
+	}
+	return cl, p
+}

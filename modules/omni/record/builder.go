@@ -1,0 +1,148 @@
+package record
+
+import (
+	"maps"
+	"time"
+
+	"github.com/omnik-dev/omnik/modules/omni/chunk"
+)
+
+// Builder fills a Record as a response is read. It is used by one reader goroutine.
+type Builder struct {
+	r    Record
+	text []byte
+}
+
+// NewBuilder starts a record for a request written at start.
+func NewBuilder(endpoint string, start time.Time) *Builder {
+	return &Builder{r: Record{Endpoint: endpoint, Start: start}}
+}
+
+// SetIntendedStart records when the executor meant to start the request.
+func (b *Builder) SetIntendedStart(t time.Time) { b.r.IntendedStart = t }
+
+// SetTags attaches the request's tags.
+func (b *Builder) SetTags(tags map[string]string) { b.r.Tags = tags }
+
+// SetStatus records the HTTP status.
+func (b *Builder) SetStatus(code int) { b.r.Status = code }
+
+// SetRequestID records the response or request id; the first one seen is kept.
+func (b *Builder) SetRequestID(id string) {
+	if b.r.RequestID == "" {
+		b.r.RequestID = id
+	}
+}
+
+// OnTextChunk records a text chunk arriving at t. Empty text (role chunks) adds no chunk
+// but its usage still counts.
+func (b *Builder) OnTextChunk(t time.Time, text []byte, usage *chunk.Usage) {
+	tokens := int32(-1)
+	if usage != nil {
+		b.OnUsage(*usage)
+		tokens = int32(usage.CompletionTokens)
+	}
+	if len(text) == 0 {
+		return
+	}
+	b.text = append(b.text, text...)
+	b.r.TextChunks = append(b.r.TextChunks, TextChunk{At: t.Sub(b.r.Start), Bytes: int32(len(text)), Tokens: tokens})
+}
+
+// OnUsage takes a usage report. Counts only grow: vLLM-Omni audio chunks carry
+// completion_tokens 0 while text is still counting, so a report never lowers a count.
+func (b *Builder) OnUsage(u chunk.Usage) {
+	us := &b.r.Usage
+	us.Prompt = max(us.Prompt, u.PromptTokens, u.InputTokens)
+	us.Completion = max(us.Completion, u.CompletionTokens, u.OutputTokens)
+	us.Total = max(us.Total, u.TotalTokens)
+}
+
+// OnAudioChunk records audio arriving at t. Empty pieces (an empty talker segment) are
+// ignored so they do not set the time to first packet.
+func (b *Builder) OnAudioChunk(t time.Time, format string, p chunk.AudioPiece) {
+	if p.Bytes == 0 {
+		return
+	}
+	a := &b.r.Audio
+	if len(b.r.AudioChunks) == 0 {
+		a.Format, a.SampleRate, a.Channels, a.FrameBytes = format, p.Format.SampleRate, p.Format.Channels, p.Format.FrameSize()
+	} else if a.SampleRate != p.Format.SampleRate || a.Channels != p.Format.Channels {
+		a.Mixed = true
+	}
+	a.Frames += p.Frames
+	a.Bytes += p.Bytes
+	a.Seconds += p.Seconds()
+	a.Samples = append(a.Samples, p.Samples...)
+	b.r.AudioChunks = append(b.r.AudioChunks, AudioChunk{At: t.Sub(b.r.Start), Bytes: p.Bytes, Frames: p.Frames})
+}
+
+// OnImage records an image arriving at t; w and h are 0 when its size could not be
+// read. data is kept only when non-nil.
+func (b *Builder) OnImage(t time.Time, w, h int, data []byte) {
+	im := &b.r.Images
+	if im.Count == 0 {
+		im.Width, im.Height = w, h
+	}
+	im.Count++
+	im.Pixels += int64(w) * int64(h)
+	if data != nil {
+		im.Data = append(im.Data, data)
+	}
+	b.r.ImageTimes = append(b.r.ImageTimes, t.Sub(b.r.Start))
+}
+
+// OnImageStats takes stage_durations and peak_memory_mb, wherever the server put them
+// (top level, metrics or a data entry); later values replace earlier ones.
+func (b *Builder) OnImageStats(durations map[string]float64, peakMB float64) {
+	im := &b.r.Images
+	if len(durations) > 0 {
+		if im.StageDurations == nil {
+			im.StageDurations = make(map[string]float64, len(durations))
+		}
+		maps.Copy(im.StageDurations, durations)
+	}
+	im.PeakMemoryMB = max(im.PeakMemoryMB, peakMB)
+}
+
+// OnStageMetrics merges a chunk's metrics object.
+func (b *Builder) OnStageMetrics(m *chunk.Metrics) {
+	if m == nil {
+		return
+	}
+	b.r.TokensOut = max(b.r.TokensOut, m.NumTokensOut)
+	if len(m.StageMetrics) > 0 && b.r.Stages == nil {
+		b.r.Stages = make(map[string]chunk.Stage, len(m.StageMetrics))
+	}
+	maps.Copy(b.r.Stages, m.StageMetrics)
+	b.OnImageStats(m.StageDurations, m.PeakMemoryMB)
+}
+
+// Fail marks the request failed. The first failure is kept: later ones are its echoes.
+func (b *Builder) Fail(kind, msg string) {
+	if b.r.Err == nil {
+		b.r.Err = &Error{Kind: kind, Message: msg}
+	}
+}
+
+// Failed reports whether Fail was called.
+func (b *Builder) Failed() bool { return b.r.Err != nil }
+
+// Finish closes the record with the end time (the last message before [DONE], or the end
+// of the body) and settles the output token count.
+func (b *Builder) Finish(t time.Time) *Record {
+	r := &b.r
+	r.End = t.Sub(r.Start)
+	r.Text = string(b.text)
+	b.text = nil
+	us := &r.Usage
+	us.Completion = max(us.Completion, r.TokensOut)
+	if us.Completion == 0 && len(r.TextChunks) > 0 {
+		us.Completion, us.Estimated = len(r.TextChunks), true
+	}
+	out := *r
+	return &out
+}
+
+// Start is the request's start time.
+func (b *Builder) Start() time.Time { return b.r.Start }

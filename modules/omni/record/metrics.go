@@ -1,0 +1,197 @@
+package record
+
+import (
+	"strings"
+	"time"
+
+	"github.com/omnik-dev/omnik/modules/omni/chunk"
+)
+
+// The functions below compute omni-metrics.md §3 from a Record. Each returns ok = false
+// when the request has no such sample (the reference then adds nothing to its list).
+
+// E2EL is the end-to-end latency: the last message before [DONE] (streams) or the end of
+// the body, from the start.
+func E2EL(r *Record) time.Duration { return r.End }
+
+// E2ELFromIntended is E2EL measured from the intended start, which charges the client's
+// own scheduling lag to the request (open-model executors).
+func E2ELFromIntended(r *Record) time.Duration {
+	if r.IntendedStart.IsZero() {
+		return r.End
+	}
+	return r.End + r.Start.Sub(r.IntendedStart)
+}
+
+// TTFT is the time to the first text chunk carrying new, non-empty content.
+func TTFT(r *Record) (time.Duration, bool) {
+	if len(r.TextChunks) == 0 {
+		return 0, false
+	}
+	return r.TextChunks[0].At, true
+}
+
+// TTFC is omnik's time to first chunk: the first non-empty chunk of any modality.
+func TTFC(r *Record) (time.Duration, bool) {
+	first, ok := time.Duration(0), false
+	take := func(at time.Duration) {
+		if !ok || at < first {
+			first, ok = at, true
+		}
+	}
+	if len(r.TextChunks) > 0 {
+		take(r.TextChunks[0].At)
+	}
+	if len(r.AudioChunks) > 0 {
+		take(r.AudioChunks[0].At)
+	}
+	if len(r.ImageTimes) > 0 {
+		take(r.ImageTimes[0])
+	}
+	return first, ok
+}
+
+// ITL returns the inter-token latencies. When every text chunk carries a running
+// usage.completion_tokens, entries are token-weighted: a chunk adding k tokens adds k
+// entries of gap/k and the first chunk adds k−1 zeros, so the entries sum to
+// t_last − t_first. A chunk whose count did not grow still adds its gap as one entry, so
+// no time is lost. Without continuous usage there is one entry per chunk gap.
+func ITL(r *Record) []time.Duration {
+	tc := r.TextChunks
+	if len(tc) == 0 {
+		return nil
+	}
+	continuous := true
+	for _, c := range tc {
+		if c.Tokens < 0 {
+			continuous = false
+			break
+		}
+	}
+	if !continuous {
+		itl := make([]time.Duration, 0, len(tc)-1)
+		for i := 1; i < len(tc); i++ {
+			itl = append(itl, tc[i].At-tc[i-1].At)
+		}
+		return itl
+	}
+	itl := make([]time.Duration, max(int(tc[0].Tokens)-1, 0), max(int(tc[len(tc)-1].Tokens)-1, len(tc)-1))
+	for i := 1; i < len(tc); i++ {
+		gap := tc[i].At - tc[i-1].At
+		k := max(int(tc[i].Tokens-tc[i-1].Tokens), 1)
+		for range k {
+			itl = append(itl, gap/time.Duration(k))
+		}
+	}
+	return itl
+}
+
+// TPOT is the time per output token excluding the first: the mean of the ITL entries.
+// Needs n > 1. The reference falls back to (text_latency − ttft)/(n−1) when ITL is empty,
+// but here ITL is empty only with a single text chunk, where that difference is 0 and the
+// reference gives no sample either.
+func TPOT(r *Record) (time.Duration, bool) {
+	itl := ITL(r)
+	if r.Usage.Completion <= 1 || len(itl) == 0 {
+		return 0, false
+	}
+	var sum time.Duration
+	for _, d := range itl {
+		sum += d
+	}
+	return sum / time.Duration(len(itl)), true
+}
+
+// AudioTTFP is the time to the first non-empty audio chunk.
+func AudioTTFP(r *Record) (time.Duration, bool) {
+	if len(r.AudioChunks) == 0 {
+		return 0, false
+	}
+	return r.AudioChunks[0].At, true
+}
+
+// AudioRTF is the real-time factor: for speech, E2EL over the audio duration; for the
+// other endpoints, the last audio chunk's arrival over the duration.
+func AudioRTF(r *Record) (float64, bool) {
+	if r.Audio.Seconds <= 0 || len(r.AudioChunks) == 0 {
+		return 0, false
+	}
+	end := r.AudioChunks[len(r.AudioChunks)-1].At
+	if r.Endpoint == EndpointSpeech {
+		end = r.End
+	}
+	return end.Seconds() / r.Audio.Seconds, true
+}
+
+// AudioUnderrun is the longest playback stall, in seconds, of audio played from the first
+// chunk's arrival with no pre-roll (omni-metrics.md §4.3). Measured for streamed speech
+// only, as the reference does; chat audio has no measurement.
+func AudioUnderrun(r *Record) (float64, bool) {
+	ch := r.AudioChunks
+	bps := float64(r.Audio.SampleRate * r.Audio.FrameBytes)
+	if (r.Endpoint != EndpointSpeech && r.Endpoint != EndpointAudioStream) || len(ch) == 0 || bps <= 0 {
+		return 0, false
+	}
+	worst, played := 0.0, 0.0
+	for i := 1; i < len(ch); i++ {
+		played += float64(ch[i-1].Bytes) / bps
+		worst = max(worst, (ch[i].At - ch[0].At).Seconds()-played)
+	}
+	return worst, true
+}
+
+// ContinuityOK reports whether the underrun stayed within threshold seconds; requests
+// without a measurement count as OK.
+func ContinuityOK(r *Record, threshold float64) bool {
+	u, ok := AudioUnderrun(r)
+	return !ok || u <= threshold
+}
+
+// ImageStage reports a stage whose output is images (omni-metrics.md §6.3).
+func ImageStage(s chunk.Stage) bool {
+	f, u := s.FinalOutputType, s.OutputUnitType
+	video := f == "video" || f == "videos" || u == "video"
+	return (f == "image" || f == "images" || u == "image") && !video
+}
+
+// ImageCount is the larger of the images received and Σ output_unit_count of image stages.
+func ImageCount(r *Record) int {
+	staged := 0.0
+	for _, s := range r.Stages {
+		if s.OutputUnitType == "image" {
+			staged += s.Values["output_unit_count"]
+		}
+	}
+	return max(r.Images.Count, int(staged))
+}
+
+// ImageGenerationMS is Σ stage_gen_time_ms of image stages, else the largest *_gen_ms
+// in stage_durations.
+func ImageGenerationMS(r *Record) (float64, bool) {
+	sum := 0.0
+	for _, s := range r.Stages {
+		if ImageStage(s) {
+			sum += s.Values["stage_gen_time_ms"]
+		}
+	}
+	if sum > 0 {
+		return sum, true
+	}
+	for k, v := range r.Images.StageDurations {
+		if strings.HasSuffix(k, "_gen_ms") {
+			sum = max(sum, v)
+		}
+	}
+	return sum, sum > 0
+}
+
+// DenoiseStepMS is the largest server denoise_step_latency_ms over image stages.
+func DenoiseStepMS(r *Record) (float64, bool) {
+	step := 0.0
+	for _, s := range r.Stages {
+		if ImageStage(s) {
+			step = max(step, s.Values["denoise_step_latency_ms"])
+		}
+	}
+	return step, step > 0
+}

@@ -1,0 +1,141 @@
+// Package record holds what one omni request measured: status, error, every chunk's
+// arrival by modality, tokens, audio, images and the server's stage metrics. Metrics such
+// as TTFT or ITL are pure functions of a Record (metrics.go), so the summary, outputs and
+// a later offline report all compute the same numbers from the same data.
+package record
+
+import (
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/omnik-dev/omnik/modules/omni/chunk"
+)
+
+// Endpoints, as the `endpoint` tag spells them.
+const (
+	EndpointChat        = "chat"
+	EndpointSpeech      = "speech"
+	EndpointImages      = "images"
+	EndpointImageEdit   = "images_edit"
+	EndpointAudioStream = "audio_stream"
+)
+
+// Error kinds: the `error` tag of a failed request.
+const (
+	KindHTTPStatus  = "http_status"        // non-2xx response
+	KindStreamError = "stream_error_event" // an error event inside a 200 stream
+	KindTruncated   = "stream_truncated"   // the stream ended before its terminator
+	KindReset       = "connection_reset"   // the connection failed mid-response
+	KindConnect     = "connect"            // the request never got a response
+	KindMalformed   = "malformed_event"    // an event or body that is not the JSON expected
+	KindStall       = "stall_timeout"      // no event for longer than the stall timeout
+	KindTimeout     = "timeout"            // the whole request took longer than its timeout
+	KindCanceled    = "canceled"           // the run stopped the request
+	KindWAVBroken   = "wav_broken"         // an audio chunk whose WAV header cannot be read
+	KindOversized   = "oversized_event"    // an event larger than the reader accepts
+)
+
+// Error says why a request failed.
+type Error struct {
+	Kind    string // one of the Kind constants
+	Message string // what and where, for humans
+}
+
+func (e *Error) Error() string { return e.Kind + ": " + e.Message }
+
+// Record is one request's measurements. Times are offsets from Start on the monotonic
+// clock, so a record can be drawn on a timeline without mixing clocks.
+type Record struct {
+	Endpoint      string
+	RequestID     string // the response id (chatcmpl-…) or a server request id
+	Status        int    // HTTP status, 0 when no response arrived
+	Err           *Error // nil when the request succeeded
+	Tags          map[string]string
+	Start         time.Time // just before the request was written
+	IntendedStart time.Time // when the executor meant to start it; zero when unscheduled
+	End           time.Duration
+
+	Text        string
+	TextChunks  []TextChunk
+	AudioChunks []AudioChunk
+	ImageTimes  []time.Duration
+
+	Usage  Usage
+	Audio  Audio
+	Images Images
+	// Stages merges every chunk's metrics.stage_metrics by stage id, a later entry
+	// replacing an earlier one, so each stage yields exactly one row.
+	Stages map[string]chunk.Stage
+	// TokensOut is the largest metrics.num_tokens_out the server reported.
+	TokensOut int
+}
+
+// OK reports a successful request.
+func (r *Record) OK() bool { return r.Err == nil }
+
+// TextChunk is a text chunk that carried new, non-empty content.
+type TextChunk struct {
+	At     time.Duration
+	Bytes  int32 // length of the new content
+	Tokens int32 // running usage.completion_tokens on this chunk, -1 when absent
+}
+
+// AudioChunk is an audio chunk or raw stream read with its sample bytes.
+type AudioChunk struct {
+	At     time.Duration
+	Bytes  int64 // sample bytes (headers excluded)
+	Frames int64
+}
+
+// Usage is the request's token counts, from the server when it reports them.
+type Usage struct {
+	Prompt     int
+	Completion int // output tokens n, omni-metrics.md §3
+	Total      int
+	// Estimated is set when the server reported no output tokens and Completion counts the
+	// non-empty text chunks instead (omnik has no tokenizer).
+	Estimated bool
+}
+
+// Audio sums the audio a request received.
+type Audio struct {
+	Format     string // wav, pcm, …
+	SampleRate int
+	Channels   int
+	FrameBytes int // bytes per frame, for byte-based continuity
+	Frames     int64
+	Bytes      int64 // sample bytes
+	Seconds    float64
+	// Mixed is set when chunks disagreed on rate or channels; Seconds still sums each
+	// chunk at its own rate.
+	Mixed   bool
+	Samples []byte // only when the caller asked to keep audio
+}
+
+// Images sums the images a request received.
+type Images struct {
+	Count          int
+	Width, Height  int   // of the first image
+	Pixels         int64 // Σ width·height of the images whose size could be read
+	StageDurations map[string]float64
+	PeakMemoryMB   float64
+	Data           [][]byte // only when the caller asked to keep images
+}
+
+// StageIDs returns the stage ids in ascending numeric order.
+func (r *Record) StageIDs() []string {
+	ids := make([]string, 0, len(r.Stages))
+	for id := range r.Stages {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		a, errA := strconv.Atoi(ids[i])
+		b, errB := strconv.Atoi(ids[j])
+		if errA != nil || errB != nil {
+			return ids[i] < ids[j]
+		}
+		return a < b
+	})
+	return ids
+}

@@ -1,0 +1,127 @@
+package omni
+
+import (
+	"encoding/base64"
+	"net/http"
+
+	"github.com/dop251/goja"
+	"github.com/omnik-dev/omnik/js"
+	"github.com/omnik-dev/omnik/modules/omni/record"
+)
+
+// resultObject is what a call resolves to in JavaScript. Times are in milliseconds.
+func resultObject(rt *goja.Runtime, r *record.Record, p params) map[string]any {
+	timings := map[string]any{"e2el": ms(record.E2EL(r))}
+	opt := func(key string, v float64, ok bool) {
+		if ok {
+			timings[key] = v
+		}
+	}
+	ttfc, okC := record.TTFC(r)
+	opt("ttfc", ms(ttfc), okC)
+	ttft, okT := record.TTFT(r)
+	opt("ttft", ms(ttft), okT)
+	tpot, okP := record.TPOT(r)
+	opt("tpot", ms(tpot), okP)
+	ttfp, okA := record.AudioTTFP(r)
+	opt("audioTtfp", ms(ttfp), okA)
+	rtf, okR := record.AudioRTF(r)
+	opt("audioRtf", rtf, okR)
+	itl := record.ITL(r)
+	itlMS := make([]any, len(itl))
+	for i, v := range itl {
+		itlMS[i] = ms(v)
+	}
+	timings["itl"] = itlMS
+
+	res := map[string]any{
+		"ok": r.OK(), "status": r.Status, "error": nil, "requestId": r.RequestID,
+		"text":    r.Text,
+		"usage":   map[string]any{"promptTokens": r.Usage.Prompt, "completionTokens": r.Usage.Completion, "totalTokens": r.Usage.Total, "estimated": r.Usage.Estimated},
+		"timings": timings,
+		"audio": map[string]any{"duration": r.Audio.Seconds, "frames": r.Audio.Frames, "sampleRate": r.Audio.SampleRate,
+			"format": r.Audio.Format, "chunks": len(r.AudioChunks)},
+		"images": map[string]any{"count": record.ImageCount(r), "width": r.Images.Width, "height": r.Images.Height, "pixels": r.Images.Pixels},
+		"stages": stagesObject(r),
+	}
+	if r.Err != nil {
+		res["error"] = map[string]any{"kind": r.Err.Kind, "message": r.Err.Message}
+	}
+	if p.keepAudio && r.Audio.Samples != nil {
+		res["audio"].(map[string]any)["data"] = rt.NewArrayBuffer(r.Audio.Samples)
+	}
+	return res
+}
+
+func stagesObject(r *record.Record) map[string]any {
+	out := make(map[string]any, len(r.Stages))
+	for _, id := range r.StageIDs() {
+		st := r.Stages[id]
+		vals := make(map[string]any, len(st.Values)+len(st.Lists)+2)
+		for k, v := range st.Values {
+			vals[k] = v
+		}
+		for k, v := range st.Lists {
+			vals[k] = v
+		}
+		vals["stage_name"] = st.Name
+		vals["output_unit_type"] = st.OutputUnitType
+		out[stageName(st.Name, id)] = vals
+	}
+	return out
+}
+
+// requestRecord is the --out json line of one request: everything a timeline needs,
+// never the payloads.
+func requestRecord(r *record.Record) map[string]any {
+	rec := map[string]any{
+		"endpoint": r.Endpoint, "request_id": r.RequestID, "status": r.Status, "ok": r.OK(),
+		"tags": r.Tags, "start": r.Start, "e2el_ms": ms(record.E2EL(r)),
+		"usage":        r.Usage,
+		"text_chunks":  r.TextChunks,
+		"audio_chunks": r.AudioChunks,
+		"audio":        map[string]any{"seconds": r.Audio.Seconds, "frames": r.Audio.Frames, "sample_rate": r.Audio.SampleRate, "format": r.Audio.Format},
+		"images":       map[string]any{"count": r.Images.Count, "pixels": r.Images.Pixels},
+		"stages":       stagesObject(r),
+	}
+	if !r.IntendedStart.IsZero() {
+		rec["intended_start"] = r.IntendedStart
+	}
+	if r.Err != nil {
+		rec["error"] = map[string]any{"kind": r.Err.Kind, "message": r.Err.Message}
+	}
+	return rec
+}
+
+// exportBody turns the script's body into plain Go values, replacing binary data
+// (open(path, 'b')) with base64 done in Go: a data URL under "url" keys, plain base64
+// elsewhere (input_audio.data).
+func exportBody(vu *js.VU, v goja.Value) any {
+	return replaceBinary(v.Export(), "")
+}
+
+func replaceBinary(v any, key string) any {
+	switch x := v.(type) {
+	case goja.ArrayBuffer:
+		return encodeBinary(x.Bytes(), key)
+	case []byte:
+		return encodeBinary(x, key)
+	case map[string]any:
+		for k, e := range x {
+			x[k] = replaceBinary(e, k)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = replaceBinary(e, key)
+		}
+	}
+	return v
+}
+
+func encodeBinary(b []byte, key string) string {
+	enc := base64.StdEncoding.EncodeToString(b)
+	if key == "url" {
+		return "data:" + http.DetectContentType(b) + ";base64," + enc
+	}
+	return enc
+}
