@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/omnik-dev/omnik/engine"
@@ -37,98 +35,39 @@ func (f *testFlags) register(fs *pflag.FlagSet) {
 }
 
 // cliLayer turns the flags that were set into an options layer.
-func (f *testFlags) cliLayer(fs *pflag.FlagSet, modules []string) (engine.Options, error) {
-	m := map[string]any{}
+func (f *testFlags) cliLayer(fs *pflag.FlagSet) (engine.Options, error) {
+	o := engine.Options{Source: "command-line flags"}
 	if fs.Changed("vus") {
-		m["vus"] = f.vus
+		o.VUs = &f.vus
 	}
 	if fs.Changed("duration") {
-		m["duration"] = f.duration
+		d, err := engine.ParseDuration(f.duration)
+		if err != nil {
+			return o, &engine.OptionsError{Msg: fmt.Sprintf("--duration %q: %v", f.duration, err)}
+		}
+		o.Duration = &d
 	}
 	if fs.Changed("iterations") {
-		m["iterations"] = f.iterations
+		o.Iterations = &f.iterations
 	}
 	if len(f.stages) > 0 {
-		st, err := parseStages(f.stages)
+		st, err := engine.ParseStages(f.stages)
 		if err != nil {
-			return engine.Options{}, err
+			return o, &engine.OptionsError{Msg: "--stage: " + err.Error()}
 		}
-		m["stages"] = st
+		o.Stages = st
 	}
 	if len(f.tags) > 0 {
 		tags, err := keyValues("--tag", f.tags)
 		if err != nil {
-			return engine.Options{}, err
+			return o, err
 		}
-		m["tags"] = tags
+		o.Tags = tags
 	}
 	if fs.Changed("no-color") {
-		m["noColor"] = f.noColor
+		o.NoColor = &f.noColor
 	}
-	return layerFromMap("command-line flags", m, modules)
-}
-
-// envLayer reads OMNIK_* variables.
-func envLayer(modules []string) (engine.Options, error) {
-	m := map[string]any{}
-	for env, key := range map[string]string{
-		"OMNIK_VUS": "vus", "OMNIK_ITERATIONS": "iterations",
-	} {
-		if v, ok := os.LookupEnv(env); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				return engine.Options{}, &engine.OptionsError{Msg: fmt.Sprintf("%s=%q: expected a whole number", env, v)}
-			}
-			m[key] = n
-		}
-	}
-	for env, key := range map[string]string{
-		"OMNIK_DURATION": "duration", "OMNIK_SUMMARY_TIME_UNIT": "summaryTimeUnit",
-		"OMNIK_SETUP_TIMEOUT": "setupTimeout", "OMNIK_TEARDOWN_TIMEOUT": "teardownTimeout",
-	} {
-		if v, ok := os.LookupEnv(env); ok {
-			m[key] = v
-		}
-	}
-	if v, ok := os.LookupEnv("OMNIK_STAGES"); ok {
-		st, err := parseStages(strings.Split(v, ","))
-		if err != nil {
-			return engine.Options{}, fmt.Errorf("OMNIK_STAGES: %w", err)
-		}
-		m["stages"] = st
-	}
-	if v, ok := os.LookupEnv("OMNIK_SUMMARY_TREND_STATS"); ok {
-		m["summaryTrendStats"] = strings.Split(v, ",")
-	}
-	if _, ok := os.LookupEnv("OMNIK_NO_COLOR"); ok {
-		m["noColor"] = true
-	}
-	return layerFromMap("environment", m, modules)
-}
-
-// layerFromMap goes through the same JSON decoding and validation as script options,
-// so every layer reports bad values the same way.
-func layerFromMap(source string, m map[string]any, modules []string) (engine.Options, error) {
-	raw, err := json.Marshal(m)
-	if err != nil {
-		return engine.Options{}, err
-	}
-	o, _, err := engine.ParseOptions(source, raw, modules)
-	return o, err
-}
-
-// parseStages reads DURATION:TARGET pairs.
-func parseStages(specs []string) ([]map[string]any, error) {
-	out := make([]map[string]any, 0, len(specs))
-	for _, s := range specs {
-		d, target, ok := strings.Cut(strings.TrimSpace(s), ":")
-		n, err := strconv.ParseFloat(target, 64)
-		if !ok || err != nil {
-			return nil, &engine.OptionsError{Msg: fmt.Sprintf("stage %q: expected DURATION:TARGET, e.g. 30s:10", s)}
-		}
-		out = append(out, map[string]any{"duration": d, "target": n})
-	}
-	return out, nil
+	return o, nil
 }
 
 // keyValues reads KEY=VALUE pairs.

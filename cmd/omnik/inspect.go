@@ -28,6 +28,7 @@ func newInspectCommand() *cobra.Command {
 			}
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			enc.SetIndent("", "  ")
+			enc.SetEscapeHTML(false)
 			return enc.Encode(map[string]any{
 				"script":  t.runner.Path(),
 				"exports": t.runner.Exports(),

@@ -49,11 +49,11 @@ func loadTest(path string, f *testFlags, fs *pflag.FlagSet, log *slog.Logger, js
 		return nil, err
 	}
 	warnAll(log, warns)
-	envL, err := envLayer(moduleOptionKeys)
+	envL, err := engine.OptionsFromEnv(os.Environ())
 	if err != nil {
 		return nil, err
 	}
-	cli, err := f.cliLayer(fs, moduleOptionKeys)
+	cli, err := f.cliLayer(fs)
 	if err != nil {
 		return nil, err
 	}
