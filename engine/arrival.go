@@ -137,6 +137,8 @@ func (a arrivalPool) dispatch(s *scenario, next arrivals, work chan<- arrival, g
 		case work <- w:
 			continue
 		case <-stop:
+			// Due but not started when the scenario stopped: dropped, like the due ones after it.
+			s.drop(1 + a.countDue(s, next, i+1))
 			return
 		default:
 		}

@@ -15,7 +15,7 @@ const (
 )
 
 // DefaultSummaryTrendStats are the Trend columns of the summary.
-var DefaultSummaryTrendStats = []string{"avg", "min", "med", "max", "p(90)", "p(95)"}
+var DefaultSummaryTrendStats = []string{"avg", "min", "med", "max", "p(90)", "p(95)", "p(99)"}
 
 // DefaultScenario is the name of the scenario the shortcuts (vus, duration, iterations,
 // stages) build.

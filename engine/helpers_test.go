@@ -19,7 +19,9 @@ type fakeVU struct {
 	fn func(ctx context.Context, vu uint64, it *js.Iteration) error
 }
 
-func (v *fakeVU) RunIteration(ctx context.Context, it *js.Iteration) error { return v.fn(ctx, v.id, it) }
+func (v *fakeVU) RunIteration(ctx context.Context, it *js.Iteration) error {
+	return v.fn(ctx, v.id, it)
+}
 
 func fakeScript(fn func(ctx context.Context, vu uint64, it *js.Iteration) error) Script {
 	return Script{NewVU: func(_ context.Context, id uint64) (VU, error) { return &fakeVU{id: id, fn: fn}, nil }}

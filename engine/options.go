@@ -162,3 +162,21 @@ func (e *OptionsError) ExitCode() ExitCode { return ExitInvalidConfig }
 func optionsErrorf(format string, args ...any) *OptionsError {
 	return &OptionsError{Msg: fmt.Sprintf(format, args...)}
 }
+
+// MarshalJSON writes the options as a script would set them, module options included,
+// for `omnik inspect`.
+func (o Options) MarshalJSON() ([]byte, error) {
+	type plain Options // without this method
+	b, err := json.Marshal(plain(o))
+	if err != nil || len(o.Modules) == 0 {
+		return b, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for k, v := range o.Modules {
+		m[k] = v
+	}
+	return json.Marshal(m)
+}

@@ -250,3 +250,16 @@ func TestPlanJSONAndPeakVUs(t *testing.T) {
 		}
 	}
 }
+
+func TestOptionsJSONRoundTrip(t *testing.T) {
+	t.Parallel()
+	in := `{"duration":"1m0s","omni":{"model":"m"},"tags":{"a":"b"},"vus":2}`
+	o := parse(t, "script options", in)
+	b, err := json.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != in {
+		t.Errorf("got %s, want %s", b, in)
+	}
+}

@@ -49,10 +49,10 @@ func (r *Run) Progress() []ScenarioProgress {
 }
 
 // Progress draws one line per scenario: redrawn in place on a terminal, printed as plain
-// periodic lines otherwise.
+// periodic lines otherwise. It is driven by one goroutine (the run's), not concurrently.
 type Progress struct {
 	w                  io.Writer
-	tty                bool
+	tty, noColor       bool
 	interval           time.Duration
 	lines              int // lines drawn last time, to move back over them
 	bar, ok, warn, bad *color.Color
@@ -61,23 +61,12 @@ type Progress struct {
 // ProgressOption configures a Progress.
 type ProgressOption func(*Progress)
 
-// ProgressNoColor disables colours (--no-color, options.noColor); NO_COLOR in the
-// environment and a non-terminal writer disable them too.
-func ProgressNoColor(noColor bool) ProgressOption {
-	return func(p *Progress) {
-		if noColor {
-			p.setColor(false)
-		}
-	}
-}
+// ProgressNoColor disables colours (--no-color, options.noColor). NO_COLOR in the
+// environment and a writer that is not a terminal disable them too.
+func ProgressNoColor(noColor bool) ProgressOption { return func(p *Progress) { p.noColor = noColor } }
 
 // ProgressTerminal overrides terminal detection.
-func ProgressTerminal(tty bool) ProgressOption {
-	return func(p *Progress) {
-		p.tty = tty
-		p.setColor(tty && os.Getenv("NO_COLOR") == "")
-	}
-}
+func ProgressTerminal(tty bool) ProgressOption { return func(p *Progress) { p.tty = tty } }
 
 // ProgressInterval sets how often lines are drawn.
 func ProgressInterval(d time.Duration) ProgressOption { return func(p *Progress) { p.interval = d } }
@@ -85,28 +74,34 @@ func ProgressInterval(d time.Duration) ProgressOption { return func(p *Progress)
 // NewProgress returns a Progress writing to w. On a terminal it redraws every 200 ms;
 // elsewhere (CI logs) it prints every 10 s, so logs stay short.
 func NewProgress(w io.Writer, opts ...ProgressOption) *Progress {
-	p := &Progress{w: w, bar: color.New(color.FgCyan), ok: color.New(color.FgGreen), warn: color.New(color.FgYellow), bad: color.New(color.FgRed)}
+	p := &Progress{w: w}
 	if f, isFile := w.(interface{ Fd() uintptr }); isFile {
 		p.tty = term.IsTerminal(int(f.Fd()))
 	}
-	p.setColor(p.tty && os.Getenv("NO_COLOR") == "")
 	for _, o := range opts {
 		o(p)
 	}
 	if p.interval == 0 {
-		p.interval = map[bool]time.Duration{true: 200 * time.Millisecond, false: 10 * time.Second}[p.tty]
+		p.interval = 10 * time.Second
+		if p.tty {
+			p.interval = 200 * time.Millisecond
+		}
 	}
+	on := p.tty && !p.noColor && os.Getenv("NO_COLOR") == ""
+	p.bar, p.ok, p.warn, p.bad = newColor(color.FgCyan, on), newColor(color.FgGreen, on), newColor(color.FgYellow, on), newColor(color.FgRed, on)
 	return p
 }
 
-func (p *Progress) setColor(on bool) {
-	for _, c := range []*color.Color{p.bar, p.ok, p.warn, p.bad} {
-		if on {
-			c.EnableColor()
-		} else {
-			c.DisableColor()
-		}
+// newColor sets colour per object rather than through fatih/color's global NoColor,
+// which looks at stdout, not at the writer we draw on.
+func newColor(a color.Attribute, on bool) *color.Color {
+	c := color.New(a)
+	if on {
+		c.EnableColor()
+	} else {
+		c.DisableColor()
 	}
+	return c
 }
 
 // run draws src every interval until ctx ends, then draws the final state.

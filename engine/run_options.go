@@ -13,7 +13,11 @@ type Option func(*Run)
 // WithMetrics sends the engine's samples (vus, vus_max, dropped_iterations,
 // schedule_lag) to c, using the built-in metrics b.
 func WithMetrics(c metrics.Collector, b *metrics.Builtin) Option {
-	return func(r *Run) { r.collector, r.builtin = c, b }
+	return func(r *Run) {
+		if b != nil {
+			r.collector, r.builtin = c, b
+		}
+	}
 }
 
 // WithLogger logs warnings (insufficient VUs) and errors that do not stop the run.

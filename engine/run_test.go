@@ -45,7 +45,10 @@ func lifecycleScript(ev *events, iterate func(context.Context, uint64, *js.Itera
 	})
 	newVU := s.NewVU
 	s.NewVU = func(ctx context.Context, id uint64) (VU, error) { ev.add("init"); return newVU(ctx, id) }
-	s.Setup = func(context.Context) (js.SetupData, error) { ev.add("setup"); return json.RawMessage(`{"token":"t"}`), nil }
+	s.Setup = func(context.Context) (js.SetupData, error) {
+		ev.add("setup")
+		return json.RawMessage(`{"token":"t"}`), nil
+	}
 	s.Teardown = func(_ context.Context, data js.SetupData) error { ev.add("teardown " + string(data)); return nil }
 	return s
 }
@@ -284,5 +287,14 @@ func TestExitCodeOf(t *testing.T) {
 		if got := ExitCodeOf(err); got != want {
 			t.Errorf("ExitCodeOf(%v) = %d, want %d", err, got, want)
 		}
+	}
+}
+
+func TestMinIterationDuration(t *testing.T) {
+	t.Parallel()
+	r, _ := newRun(t, `{"iterations": 3, "minIterationDuration": "50ms"}`, fakeScript(sleeper(0)))
+	res := r.Run(context.Background())
+	if res.IterationsCompleted != 3 || res.Duration < 150*time.Millisecond || res.Duration > time.Second {
+		t.Errorf("result %+v", res)
 	}
 }
