@@ -3,25 +3,22 @@ package omni
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
-// client is one target server: its configuration and its own connection pool.
-type client struct {
-	cfg          Config
-	http         *http.Client
-	stallTimeout time.Duration
+// target is one server: its configuration and its own connection pool.
+type target struct {
+	cfg  Config
+	http *http.Client
 
 	modelOnce sync.Once
 	modelName string
 }
 
-func newClient(cfg Config) *client {
+func newTarget(cfg Config) *target {
 	cfg = cfg.withDefaults()
 	tr := &http.Transport{
 		Proxy:       http.ProxyFromEnvironment,
@@ -33,11 +30,11 @@ func newClient(cfg Config) *client {
 		// Compressed SSE would hold events in the decompressor and skew chunk times.
 		DisableCompression: true,
 	}
-	return &client{cfg: cfg, http: &http.Client{Transport: tr}, stallTimeout: cfg.StallTimeout.D()}
+	return &target{cfg: cfg, http: &http.Client{Transport: tr}}
 }
 
 // model is the configured model, or the first one GET /v1/models lists (asked once).
-func (c *client) model(ctx context.Context) string {
+func (c *target) model(ctx context.Context) string {
 	if c.cfg.Model != "" {
 		return c.cfg.Model
 	}
@@ -66,40 +63,4 @@ func (c *client) model(ctx context.Context) string {
 	return c.modelName
 }
 
-func (c *client) close() { c.http.CloseIdleConnections() }
-
-// stallWatch fails a body read that waits longer than the stall timeout for data: it
-// closes the body, which ends the blocked read.
-type stallWatch struct {
-	body  io.Reader
-	timer *time.Timer
-	limit time.Duration
-	fired atomic.Bool
-}
-
-func newStallWatch(body io.Reader, limit time.Duration) *stallWatch {
-	w := &stallWatch{body: body, limit: limit}
-	if closer, ok := body.(io.Closer); ok && limit > 0 {
-		w.timer = time.AfterFunc(limit, func() {
-			w.fired.Store(true)
-			closer.Close()
-		})
-	}
-	return w
-}
-
-func (w *stallWatch) Read(p []byte) (int, error) {
-	n, err := w.body.Read(p)
-	if n > 0 && w.timer != nil {
-		w.timer.Reset(w.limit)
-	}
-	return n, err
-}
-
-func (w *stallWatch) stalled() bool { return w.fired.Load() }
-
-func (w *stallWatch) stop() {
-	if w.timer != nil {
-		w.timer.Stop()
-	}
-}
+func (c *target) close() { c.http.CloseIdleConnections() }

@@ -8,7 +8,6 @@ import (
 	"github.com/dop251/goja"
 	"github.com/omnik-dev/omnik/js"
 	"github.com/omnik-dev/omnik/metrics"
-	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
 // Module is the omni module of one run: its default client, the clients scripts make,
@@ -20,8 +19,8 @@ type Module struct {
 
 	mu      sync.Mutex
 	cfg     Config
-	def     *client
-	clients []*client
+	def     *target
+	clients []*target
 }
 
 // Option configures a Module.
@@ -47,18 +46,20 @@ func (m *Module) Configure(cfg Config) {
 	m.def = nil
 }
 
-func (m *Module) defaultClient() *client {
+func (m *Module) defaultClient() *target {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.def == nil {
-		m.def = newClient(m.cfg)
+		m.def = newTarget(m.cfg)
 		m.clients = append(m.clients, m.def)
 	}
 	return m.def
 }
 
 // Section is the Serving/Stage Benchmark Result block for the summary.
-func (m *Module) Section(opts SectionOptions) metrics.Section { return &section{log: m.log, opts: opts} }
+func (m *Module) Section(opts SectionOptions) metrics.Section {
+	return &section{log: m.log, opts: opts}
+}
 
 // Close releases idle connections.
 func (m *Module) Close() {
@@ -83,16 +84,23 @@ func (m *Module) JS() js.Module {
 
 // api builds the call surface for one client; c nil is the default client, resolved at
 // call time so it sees the consolidated configuration.
-func (m *Module) api(vu *js.VU, c *client) *goja.Object {
+func (m *Module) api(vu *js.VU, c *target) *goja.Object {
 	rt := vu.Runtime()
-	get := func() *client {
+	get := func() *target {
 		if c != nil {
 			return c
 		}
 		return m.defaultClient()
 	}
 	o := rt.NewObject()
-	_ = o.Set("chat", m.callFn(vu, "omni.chat()", get, (*client).chat))
+	_ = o.Set("chat", m.callFn(vu, get, chatEndpoint))
+	images := rt.NewObject()
+	_ = images.Set("generate", m.callFn(vu, get, imagesEndpoint))
+	_ = images.Set("edit", m.callFn(vu, get, editEndpoint))
+	_ = o.Set("images", images)
+	audio := rt.NewObject()
+	_ = audio.Set("speech", m.callFn(vu, get, speechEndpoint))
+	_ = o.Set("audio", audio)
 	_ = o.Set("client", func(cfg map[string]any) *goja.Object {
 		vu.RequireInitContext("omni.client()")
 		nc := m.newScriptClient(cfg)
@@ -103,7 +111,7 @@ func (m *Module) api(vu *js.VU, c *client) *goja.Object {
 
 // newScriptClient makes omni.client({...}): the default configuration with the given
 // fields over it; its samples carry a `target` tag.
-func (m *Module) newScriptClient(raw map[string]any) *client {
+func (m *Module) newScriptClient(raw map[string]any) *target {
 	m.mu.Lock()
 	cfg := m.cfg
 	m.mu.Unlock()
@@ -128,7 +136,7 @@ func (m *Module) newScriptClient(raw map[string]any) *client {
 			}
 		}
 	}
-	c := newClient(cfg)
+	c := newTarget(cfg)
 	m.mu.Lock()
 	m.clients = append(m.clients, c)
 	m.mu.Unlock()
@@ -136,9 +144,9 @@ func (m *Module) newScriptClient(raw map[string]any) *client {
 }
 
 // callFn wraps one endpoint as an async JS function (body, params) → Promise<result>.
-func (m *Module) callFn(vu *js.VU, name string, get func() *client, do func(*client, context.Context, call) *record.Record) func(goja.FunctionCall) goja.Value {
+func (m *Module) callFn(vu *js.VU, get func() *target, ep endpoint) func(goja.FunctionCall) goja.Value {
 	return func(fc goja.FunctionCall) goja.Value {
-		vu.RequireVUContext(name)
+		vu.RequireVUContext(ep.name)
 		cl, p := m.prepare(vu, fc.Argument(0), fc.Argument(1))
 		c := get()
 		tags := vu.Tags().Merge(p.tags)
@@ -151,7 +159,7 @@ func (m *Module) callFn(vu *js.VU, name string, get func() *client, do func(*cli
 		}
 		meta := vu.Metadata()
 		promise := vu.Promise(func(ctx context.Context) js.Settle {
-			rec := do(c, ctx, cl)
+			rec := c.run(ctx, ep, cl)
 			rec.Tags = tags.Map()
 			samples := m.metrics.samples(rec, tags, meta)
 			m.log.add(scenario, reportRequest(rec, m.log.origin))
@@ -173,7 +181,7 @@ type params struct {
 
 func (m *Module) prepare(vu *js.VU, bodyV, paramsV goja.Value) (call, params) {
 	rt := vu.Runtime()
-	body, ok := exportBody(vu, bodyV).(map[string]any)
+	body, ok := exportBody(bodyV).(map[string]any)
 	if !ok {
 		panic(rt.NewTypeError("the first argument must be the request body object"))
 	}
@@ -210,12 +218,14 @@ func (m *Module) prepare(vu *js.VU, bodyV, paramsV goja.Value) (call, params) {
 		cl.keepAudio = p.keepAudio
 	}
 	if fn, ok := goja.AssertFunction(po.Get("onEvent")); ok {
-		cl.onEvent = func(ev Event) {
+		// The reader goroutine stamps the event; JS sees it later on the loop, so a slow
+		// callback never delays a timestamp.
+		cl.onEvent = func(at time.Time, data []byte) {
+			text := string(data)
 			enqueue := vu.Register()
 			enqueue(func() error {
 				_, err := fn(goja.Undefined(), rt.ToValue(map[string]any{
-					"time": float64(ev.Time.UnixNano()) / 1e6, "type": ev.Type, "text": ev.Text,
-					"bytes": ev.Bytes, "modality": ev.Modality,
+					"time": float64(at.UnixNano()) / 1e6, "data": text,
 				}))
 				return err
 			})

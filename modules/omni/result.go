@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/dop251/goja"
-	"github.com/omnik-dev/omnik/js"
 	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
@@ -93,35 +92,49 @@ func requestRecord(r *record.Record) map[string]any {
 	return rec
 }
 
-// exportBody turns the script's body into plain Go values, replacing binary data
-// (open(path, 'b')) with base64 done in Go: a data URL under "url" keys, plain base64
-// elsewhere (input_audio.data).
-func exportBody(vu *js.VU, v goja.Value) any {
-	return replaceBinary(v.Export(), "")
-}
+// binary is script data from open(path, 'b') or a typed array: multipart sends it as a
+// file, JSON as base64 encoded in Go.
+type binary []byte
 
-func replaceBinary(v any, key string) any {
+// exportBody turns the script's body into plain Go values, keeping binary data as binary.
+func exportBody(v goja.Value) any { return markBinary(v.Export()) }
+
+func markBinary(v any) any {
 	switch x := v.(type) {
 	case goja.ArrayBuffer:
-		return encodeBinary(x.Bytes(), key)
+		return binary(x.Bytes())
 	case []byte:
-		return encodeBinary(x, key)
+		return binary(x)
 	case map[string]any:
 		for k, e := range x {
-			x[k] = replaceBinary(e, k)
+			x[k] = markBinary(e)
 		}
 	case []any:
 		for i, e := range x {
-			x[i] = replaceBinary(e, key)
+			x[i] = markBinary(e)
 		}
 	}
 	return v
 }
 
-func encodeBinary(b []byte, key string) string {
-	enc := base64.StdEncoding.EncodeToString(b)
-	if key == "url" {
-		return "data:" + http.DetectContentType(b) + ";base64," + enc
+// base64Binary replaces binary values for a JSON body: a data: URL under "url" keys (image
+// parts), plain base64 elsewhere (input_audio.data).
+func base64Binary(v any, key string) any {
+	switch x := v.(type) {
+	case binary:
+		enc := base64.StdEncoding.EncodeToString(x)
+		if key == "url" {
+			return "data:" + http.DetectContentType(x) + ";base64," + enc
+		}
+		return enc
+	case map[string]any:
+		for k, e := range x {
+			x[k] = base64Binary(e, k)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = base64Binary(e, key)
+		}
 	}
-	return enc
+	return v
 }

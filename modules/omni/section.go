@@ -115,4 +115,3 @@ func (s *section) JSON() any {
 	}
 	return out
 }
-

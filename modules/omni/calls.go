@@ -1,0 +1,182 @@
+package omni
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"mime/multipart"
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/omnik-dev/omnik/modules/omni/chunk"
+	"github.com/omnik-dev/omnik/modules/omni/client"
+	"github.com/omnik-dev/omnik/modules/omni/record"
+	"github.com/omnik-dev/omnik/modules/omni/wav"
+)
+
+// call is one request as the JS binding hands it to Go.
+type call struct {
+	body          map[string]any
+	headers       map[string]string
+	timeout       time.Duration
+	intendedStart time.Time
+	keepAudio     bool
+	sampleRate    int
+	// onEvent, when set, sees each event's raw data and arrival time on the reader goroutine.
+	onEvent func(at time.Time, data []byte)
+}
+
+// endpoint is one omni call: how to complete the body and how to send and read it.
+type endpoint struct {
+	name     string // the JS function, for error messages
+	path     string
+	defaults func(body map[string]any, model string)
+	do       func(ctx context.Context, hc *http.Client, req client.Request) *record.Record
+	// encode turns the body into the request payload; JSON unless set (multipart edits).
+	encode func(body map[string]any) ([]byte, string, error)
+}
+
+var (
+	chatEndpoint   = endpoint{name: "omni.chat()", path: "/v1/chat/completions", defaults: chatDefaults, do: client.Chat}
+	speechEndpoint = endpoint{name: "omni.audio.speech()", path: "/v1/audio/speech", defaults: speechDefaults, do: client.Speech}
+	imagesEndpoint = endpoint{name: "omni.images.generate()", path: "/v1/images/generations", defaults: modelDefault,
+		do: func(ctx context.Context, hc *http.Client, req client.Request) *record.Record {
+			return client.Images(ctx, hc, req, record.EndpointImages)
+		}}
+	editEndpoint = endpoint{name: "omni.images.edit()", path: "/v1/images/edits", defaults: modelDefault, encode: multipartBody,
+		do: func(ctx context.Context, hc *http.Client, req client.Request) *record.Record {
+			return client.Images(ctx, hc, req, record.EndpointImageEdit)
+		}}
+)
+
+func modelDefault(body map[string]any, model string) {
+	if _, ok := body["model"]; !ok && model != "" {
+		body["model"] = model
+	}
+}
+
+// chatDefaults fills what omnik's measurements need unless the script set it: streaming,
+// usage on every chunk (token-weighted ITL) and the server's stage metrics.
+func chatDefaults(body map[string]any, model string) {
+	modelDefault(body, model)
+	if _, ok := body["stream"]; !ok {
+		body["stream"] = true
+	}
+	if _, ok := body["stream_options"]; !ok && body["stream"] == true {
+		body["stream_options"] = map[string]any{"include_usage": true, "continuous_usage_stats": true}
+	}
+	if _, ok := body["return_stage_metrics"]; !ok {
+		body["return_stage_metrics"] = true
+	}
+}
+
+// speechDefaults always sends stream_format: older servers read stream:true as raw.
+func speechDefaults(body map[string]any, model string) {
+	modelDefault(body, model)
+	if _, ok := body["stream_format"]; !ok {
+		body["stream_format"] = "audio"
+	}
+	if _, ok := body["response_format"]; !ok {
+		body["response_format"] = "pcm"
+	}
+}
+
+// run sends one call through c and returns its record; failures are in the record.
+func (c *target) run(ctx context.Context, ep endpoint, cl call) *record.Record {
+	ep.defaults(cl.body, c.model(ctx))
+	encode := ep.encode
+	if encode == nil {
+		encode = jsonBody
+	}
+	payload, contentType, err := encode(cl.body)
+	if err != nil {
+		b := record.NewBuilder(ep.path, time.Now())
+		b.Fail(record.KindMalformed, fmt.Sprintf("%s: request body: %v", ep.name, err))
+		return b.Finish(time.Now())
+	}
+	timeout := c.cfg.Timeout.D()
+	if cl.timeout > 0 {
+		timeout = cl.timeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	format, _ := cl.body["response_format"].(string)
+	if ep.path != speechEndpoint.path {
+		format = ""
+	}
+	return ep.do(ctx, c.http, client.Request{
+		URL: c.cfg.BaseURL + ep.path, Body: payload, ContentType: contentType,
+		Header: c.cfg.header(cl.headers), IntendedStart: cl.intendedStart,
+		StallTimeout: c.cfg.StallTimeout.D(),
+		Audio:        chunk.AudioSpec{Format: format, Raw: wav.PCM16(cl.sampleRate, 1), Keep: cl.keepAudio},
+		OnEvent:      cl.onEvent,
+	})
+}
+
+func jsonBody(body map[string]any) ([]byte, string, error) {
+	b, err := json.Marshal(base64Binary(body, ""))
+	return b, "application/json", err
+}
+
+// multipartBody encodes an image edit: binary or URL `image` (one or several) and
+// `mask_image` as files, every other field as a form field.
+func multipartBody(body map[string]any) ([]byte, string, error) {
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	keys := make([]string, 0, len(body))
+	for k := range body {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := writePart(w, k, body[k]); err != nil {
+			return nil, "", err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, "", err
+	}
+	return buf.Bytes(), w.FormDataContentType(), nil
+}
+
+func writePart(w *multipart.Writer, key string, v any) error {
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			if err := writePart(w, key, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	case binary:
+		fw, err := w.CreateFormFile(key, key+extension(x))
+		if err != nil {
+			return err
+		}
+		_, err = fw.Write(x)
+		return err
+	case string:
+		return w.WriteField(key, x)
+	case nil:
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return w.WriteField(key, string(b))
+}
+
+func extension(b []byte) string {
+	switch http.DetectContentType(b) {
+	case "image/png":
+		return ".png"
+	case "image/jpeg":
+		return ".jpg"
+	case "image/webp":
+		return ".webp"
+	}
+	return ".bin"
+}
