@@ -1,7 +1,6 @@
 package mock
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -86,32 +85,6 @@ type usage struct {
 func newUsage(prompt, completion int) *usage {
 	return &usage{PromptTokens: prompt, TotalTokens: prompt + completion, CompletionTokens: completion}
 }
-
-// chatChunk is vLLM-Omni's OmniChatCompletionStreamResponse; omitted fields
-// are the ones it leaves unset (it dumps with exclude_unset).
-type chatChunk struct {
-	ID             string          `json:"id"`
-	Object         string          `json:"object"`
-	Created        int64           `json:"created"`
-	Model          string          `json:"model"`
-	Choices        []any           `json:"choices"`
-	Usage          *usage          `json:"usage,omitempty"`
-	PromptTokenIDs json.RawMessage `json:"prompt_token_ids,omitempty"`
-	PromptText     json.RawMessage `json:"prompt_text,omitempty"`
-	Modality       string          `json:"modality,omitempty"`
-	Metrics        json.RawMessage `json:"metrics,omitempty"`
-}
-
-type streamChoice struct {
-	Index        int             `json:"index"`
-	Delta        any             `json:"delta"`
-	Logprobs     json.RawMessage `json:"logprobs"`
-	FinishReason *string         `json:"finish_reason"`
-	StopReason   json.RawMessage `json:"stop_reason,omitempty"`
-	TokenIDs     json.RawMessage `json:"token_ids,omitempty"`
-}
-
-var jsonNull = json.RawMessage("null")
 
 // chatJob is one validated chat request and what it will generate.
 type chatJob struct {
@@ -209,6 +182,10 @@ func (s *Server) newChatJob(w http.ResponseWriter, r *http.Request) (*chatJob, b
 			last = i
 		}
 	}
+	if last < 0 {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("None of the requested modalities %v is produced by %s (it produces %v)", want, p.Model, p.modalities()), "modalities")
+		return nil, false
+	}
 	job.stages = p.Stages[:last+1]
 	for _, st := range job.stages {
 		job.visible = append(job.visible, contains(want, st.Output))
@@ -243,110 +220,14 @@ func (s *Server) newChatJob(w http.ResponseWriter, r *http.Request) (*chatJob, b
 	return job, true
 }
 
-func (j *chatJob) chunk(choice any, modality string, metrics json.RawMessage) chatChunk {
-	c := chatChunk{ID: j.id, Object: "chat.completion.chunk", Created: j.created, Model: j.p.Model,
-		Choices: []any{choice}, Modality: modality, Metrics: metrics}
-	if j.s.cfg.OpenAIAudio {
-		// An OpenAI server sends neither field; metrics only when asked for.
-		c.Modality = ""
-		if !j.metrics {
-			c.Metrics = nil
+// shows reports whether the client sees output kind, and from which stage.
+func (j *chatJob) shows(output string) (int, bool) {
+	for i, st := range j.stages {
+		if st.Output == output && j.visible[i] {
+			return i, true
 		}
 	}
-	return c
-}
-
-// stream writes the SSE response: role chunk, interleaved outputs, a stop
-// chunk per missing modality, the usage chunk and [DONE].
-func (j *chatJob) stream(ctx context.Context, w http.ResponseWriter, fault *Fault) {
-	out := startSSE(w, fault, func(s *sse) error {
-		if err := s.raw("", mustJSON(errorBody{newAPIError(500, "InternalServerError", "simulated engine failure mid-stream", "")})); err != nil {
-			return err
-		}
-		return s.done()
-	})
-	opts := j.req.StreamOptions
-	continuous := opts != nil && opts.IncludeUsage && opts.ContinuousUsageStats
-	textShown := len(j.visible) > 0 && j.visible[0] && j.stages[0].Output == OutputText
-	completion := 0
-	if textShown {
-		c := j.chunk(streamChoice{Delta: map[string]string{"role": "assistant", "content": ""}, Logprobs: jsonNull},
-			OutputText, j.pl.metrics(j.metrics, 0))
-		c.PromptTokenIDs, c.PromptText = jsonNull, jsonNull
-		if continuous {
-			c.Usage = newUsage(j.promptToks, 0)
-		}
-		if err := out.send(ctx, "", c, false); err != nil {
-			return
-		}
-	}
-	var lastMetrics json.RawMessage
-	g := j.generator()
-	err := j.pl.run(ctx, func(st step, last bool) error {
-		var finish *string
-		if last {
-			finish = &j.pl.finish
-			if j.stages[st.stage].Output != OutputText {
-				stop := "stop"
-				finish = &stop
-			}
-		}
-		lastMetrics = j.pl.metrics(j.metrics, st.stage)
-		var c chatChunk
-		switch out := j.stages[st.stage].Output; out {
-		case OutputText:
-			text := g.text(j.pl.plans[st.stage].units[st.index])
-			completion += j.pl.plans[st.stage].units[st.index]
-			c = j.chunk(streamChoice{Delta: map[string]string{"content": text}, Logprobs: jsonNull, FinishReason: finish},
-				OutputText, lastMetrics)
-			if continuous {
-				c.Usage = newUsage(j.promptToks, completion)
-			}
-		case OutputAudio:
-			n := len(j.pl.plans[st.stage].outputs)
-			c = j.chunk(j.audioChoice(g.audio(j.stages[st.stage], fault, st.index, n), finish), OutputAudio, lastMetrics)
-			// vLLM-Omni puts usage on every audio chunk, with no completion tokens.
-			c.Usage = newUsage(j.promptToks, 0)
-		case OutputImage:
-			c = j.chunk(streamChoice{Delta: map[string]any{"role": "assistant", "content": []any{g.imagePart()}},
-				Logprobs: jsonNull, FinishReason: finish}, OutputImage, lastMetrics)
-		}
-		return out.send(ctx, "", c, last)
-	})
-	if err != nil {
-		return
-	}
-	for range j.missing {
-		stop := "stop"
-		c := chatChunk{ID: j.id, Object: "chat.completion.chunk", Created: j.created, Model: j.p.Model,
-			Choices: []any{map[string]any{"index": 0, "delta": map[string]any{}, "finish_reason": stop}}}
-		if err := out.send(ctx, "", c, false); err != nil {
-			return
-		}
-	}
-	if opts != nil && opts.IncludeUsage {
-		c := chatChunk{ID: j.id, Object: "chat.completion.chunk", Created: j.created, Model: j.p.Model,
-			Choices: []any{}, Usage: newUsage(j.promptToks, j.pl.tokensOut())}
-		if j.metrics {
-			c.Metrics = lastMetrics
-		}
-		if err := out.send(ctx, "", c, false); err != nil {
-			return
-		}
-	}
-	_ = out.done()
-}
-
-// audioChoice puts an audio payload where the configured server style does:
-// vLLM-Omni's base64 file in delta.content, or OpenAI's delta.audio.
-func (j *chatJob) audioChoice(payload []byte, finish *string) streamChoice {
-	b64 := base64.StdEncoding.EncodeToString(payload)
-	var delta any = map[string]string{"role": "assistant", "content": b64}
-	if j.s.cfg.OpenAIAudio {
-		delta = map[string]any{"audio": map[string]any{"id": "audio_" + j.id, "data": b64,
-			"transcript": "", "expires_at": j.created + 86400}}
-	}
-	return streamChoice{Delta: delta, Logprobs: jsonNull, FinishReason: finish, StopReason: jsonNull, TokenIDs: jsonNull}
+	return -1, false
 }
 
 // full answers a non-streaming chat: one index-0 choice per modality.
@@ -370,14 +251,15 @@ func (j *chatJob) full(w http.ResponseWriter, r *http.Request, fault *Fault) {
 	if err != nil {
 		return
 	}
-	choice := func(msg map[string]any) map[string]any {
-		return map[string]any{"index": 0, "message": msg, "logprobs": nil, "finish_reason": j.pl.finish, "stop_reason": nil}
+	choice := func(msg map[string]any, finish string) map[string]any {
+		return map[string]any{"index": 0, "message": msg, "logprobs": nil, "finish_reason": finish, "stop_reason": nil}
 	}
 	var choices []any
-	if len(j.visible) > 0 && j.visible[0] && j.stages[0].Output == OutputText {
-		choices = append(choices, choice(map[string]any{"role": "assistant", "content": text.String()}))
+	_, hasText := j.shows(OutputText)
+	if hasText {
+		choices = append(choices, choice(map[string]any{"role": "assistant", "content": text.String()}, j.pl.finish))
 	}
-	if ai := j.p.has(OutputAudio); ai >= 0 && ai < len(j.visible) && j.visible[ai] {
+	if ai, ok := j.shows(OutputAudio); ok {
 		data := pcm
 		if j.format == "wav" {
 			data = wavFile(j.stages[ai].SampleRate, pcm)
@@ -385,67 +267,20 @@ func (j *chatJob) full(w http.ResponseWriter, r *http.Request, fault *Fault) {
 		if truncatesAt(fault, 0, 1) {
 			data = truncateAudio(data)
 		}
-		choices = append(choices, choice(map[string]any{"role": "assistant", "content": nil, "audio": map[string]any{
-			"id": j.s.newID("audio-"), "data": base64.StdEncoding.EncodeToString(data),
-			"expires_at": j.created + 86400, "transcript": ""}}))
+		audio := map[string]any{"id": j.s.newID("audio-"), "data": base64.StdEncoding.EncodeToString(data),
+			"expires_at": j.created + 86400, "transcript": ""}
+		msg := map[string]any{"role": "assistant", "content": nil, "audio": audio}
+		if j.s.cfg.OpenAIAudio && hasText {
+			// OpenAI answers with one choice: the text is the audio's transcript.
+			audio["transcript"] = text.String()
+			choices = choices[:0]
+		}
+		choices = append(choices, choice(msg, "stop"))
 	}
 	if len(images) > 0 {
-		choices = append(choices, choice(map[string]any{"role": "assistant", "content": images}))
+		choices = append(choices, choice(map[string]any{"role": "assistant", "content": images}, "stop"))
 	}
 	body := map[string]any{"id": j.id, "object": "chat.completion", "created": j.created, "model": j.p.Model,
 		"choices": choices, "usage": newUsage(j.promptToks, j.pl.tokensOut()), "metrics": j.pl.allMetrics(j.metrics)}
 	writeFull(w, r, fault, body)
-}
-
-// writeFull writes a non-streaming JSON body, acting out mid-stream faults
-// the only way a single body can: an error status, a reset, a stall or a
-// body cut inside its JSON.
-func writeFull(w http.ResponseWriter, r *http.Request, fault *Fault, body any) {
-	if fault != nil {
-		switch fault.Kind {
-		case FaultErrorEvent:
-			writeError(w, http.StatusInternalServerError, "simulated engine failure", "")
-			return
-		case FaultReset:
-			resetConn(w)
-			return
-		case FaultStall:
-			if sleepCtx(r.Context(), durationOf(fault)) != nil {
-				return
-			}
-		case FaultMalformed:
-			b := mustJSON(body)
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusOK)
-			_, _ = w.Write(b[:len(b)/2])
-			return
-		}
-	}
-	writeJSON(w, http.StatusOK, body)
-}
-
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("mock: encoding %T: %v", v, err))
-	}
-	return b
-}
-
-func firstNonEmpty(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-func firstPositive(vals ...int) int {
-	for _, v := range vals {
-		if v > 0 {
-			return v
-		}
-	}
-	return 0
 }

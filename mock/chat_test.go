@@ -118,8 +118,8 @@ func TestChatStreamAudioFormats(t *testing.T) {
 		opts   []Option
 		format string
 		// check fails on any chunk that is not audio (no role or text chunk may
-	// appear with modalities ["audio"]) and returns the chunk's frames.
-	check func(t *testing.T, c chunk) int
+		// appear with modalities ["audio"]) and returns the chunk's frames.
+		check func(t *testing.T, c chunk) int
 	}{
 		{"pcm in delta.content", nil, "pcm", func(t *testing.T, c chunk) int {
 			if c.Modality != "audio" {
@@ -286,5 +286,60 @@ func TestUnknownRouteAnswersLikeFastAPI(t *testing.T) {
 	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 404 || strings.TrimSpace(string(b)) != `{"detail":"Not Found"}` {
 		t.Fatalf("%d %s", resp.StatusCode, b)
+	}
+}
+
+func TestChatTextOnlyRunsOnlyTheThinker(t *testing.T) {
+	t.Parallel()
+	_, u := startServer(t)
+	chunks := parseChunks(t, mustSSE(t, post(t, u+chatURL,
+		`{"messages":[{"role":"user","content":"x"}],"stream":true,"modalities":["text"],"return_stage_metrics":true}`)))
+	last := chunks[len(chunks)-1]
+	if last.Modality != "text" || last.Choices[0].FinishReason == nil || *last.Choices[0].FinishReason != "stop" {
+		t.Fatalf("last chunk = %v", last.raw)
+	}
+	var m metricsObject
+	if err := json.Unmarshal(last.Metrics, &m); err != nil || len(m.StageMetrics) != 1 || m.StageMetrics["0"].StageName != "thinker" {
+		t.Fatalf("metrics = %s", last.Metrics)
+	}
+	for _, c := range chunks {
+		if c.Modality != "text" {
+			t.Fatalf("non-text chunk %v", c.raw)
+		}
+	}
+}
+
+// TestChunkKeysComeInVLLMOmniOrder pins the byte layout of the role chunk:
+// pydantic dumps fields in declaration order.
+func TestChunkKeysComeInVLLMOmniOrder(t *testing.T) {
+	t.Parallel()
+	_, u := startServer(t)
+	evs := mustSSE(t, post(t, u+chatURL, streamChat))
+	dec := json.NewDecoder(strings.NewReader(evs[0].data))
+	var keys []string
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			if v == '{' || v == '[' {
+				depth++
+			} else {
+				depth--
+			}
+		case string:
+			if depth == 1 && dec.More() {
+				keys = append(keys, v)
+				var skip json.RawMessage
+				_ = dec.Decode(&skip)
+			}
+		}
+	}
+	want := "id object created model choices usage prompt_token_ids prompt_text modality metrics"
+	if got := strings.Join(keys, " "); got != want {
+		t.Fatalf("keys = %s\nwant   %s", got, want)
 	}
 }

@@ -10,8 +10,9 @@ import (
 	"time"
 )
 
-// FaultHeader carries per-request faults: "kind[,p=0.5][,after=N][,delay=2s]",
-// several separated by ";". It is checked before the configured faults.
+// FaultHeader carries per-request faults in ParseFaults syntax, e.g.
+// "stall,after=5,delay=1s" or "http503,p=0.5;reset". They are drawn before
+// the configured faults; a header that does not parse gets a 400.
 const FaultHeader = "X-Omnik-Mock-Fault"
 
 // FaultKind names one way the simulated server misbehaves.
@@ -56,48 +57,82 @@ const (
 	defaultFaultDelay = Duration(2 * time.Second)
 )
 
-// ParseFault reads "kind[,p=0.5][,after=N][,delay=2s]"; p defaults to 1,
-// after to 3, delay to 2s (a bare number is seconds).
+// ParseFault reads one fault, "kind[,p=0.5][,after=N][,delay=2s]"; p
+// defaults to 1, after to 3, delay to 2s (a bare number is seconds).
 func ParseFault(s string) (Fault, error) {
-	parts := strings.Split(strings.TrimSpace(s), ",")
-	f := Fault{Kind: FaultKind(strings.TrimSpace(parts[0])), Probability: 1, After: defaultFaultAfter, Delay: defaultFaultDelay}
-	for _, kv := range parts[1:] {
-		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
-		if !ok {
-			return f, fmt.Errorf("fault %q: %q is not key=value", s, kv)
-		}
-		var err error
-		switch k {
-		case "p":
-			f.Probability, err = strconv.ParseFloat(v, 64)
-		case "after":
-			f.After, err = strconv.Atoi(v)
-		case "delay":
-			f.Delay, err = parseDelay(v)
-		default:
-			err = fmt.Errorf("unknown key %q (want p, after or delay)", k)
-		}
-		if err != nil {
-			return f, fmt.Errorf("fault %q: %w", s, err)
-		}
+	fs, err := ParseFaults(s)
+	if err != nil {
+		return Fault{}, err
 	}
-	return f, f.validate()
+	if len(fs) != 1 {
+		return Fault{}, fmt.Errorf("fault %q: want exactly one fault, got %d", s, len(fs))
+	}
+	return fs[0], nil
 }
 
-// ParseFaults reads several faults separated by ";".
+// ParseFaults reads a list of faults. Items are separated by "," or ";": an
+// item with "=" sets p, after or delay of the fault before it, any other
+// item starts a new fault and may carry settings after ":". So
+// "stall,p=0.1,delay=1s;http500" and "http_500:p=0.05,stall:p=0.01" both
+// parse; "_" and "-" in kinds are interchangeable ("http_500" = "http500").
 func ParseFaults(s string) ([]Fault, error) {
 	var fs []Fault
-	for _, part := range strings.Split(s, ";") {
-		if strings.TrimSpace(part) == "" {
+	for _, item := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ';' }) {
+		item = strings.TrimSpace(item)
+		if item == "" {
 			continue
 		}
-		f, err := ParseFault(part)
-		if err != nil {
+		settings := []string{item}
+		head, _, isSetting := strings.Cut(item, "=")
+		if !isSetting || strings.Contains(head, ":") {
+			parts := strings.Split(item, ":")
+			fs = append(fs, Fault{Kind: normalizeKind(parts[0]), Probability: 1, After: defaultFaultAfter, Delay: defaultFaultDelay})
+			settings = parts[1:]
+		}
+		for _, kv := range settings {
+			if len(fs) == 0 {
+				return nil, fmt.Errorf("fault %q: %q comes before any fault kind", s, kv)
+			}
+			if err := fs[len(fs)-1].set(kv); err != nil {
+				return nil, fmt.Errorf("fault %q: %w", s, err)
+			}
+		}
+	}
+	for _, f := range fs {
+		if err := f.validate(); err != nil {
 			return nil, err
 		}
-		fs = append(fs, f)
 	}
 	return fs, nil
+}
+
+// normalizeKind accepts "http_500", "HTTP-500", "error_event" and the like.
+func normalizeKind(k string) FaultKind {
+	k = strings.ToLower(strings.ReplaceAll(strings.TrimSpace(k), "_", "-"))
+	if rest, ok := strings.CutPrefix(k, "http-"); ok {
+		k = "http" + rest
+	}
+	return FaultKind(k)
+}
+
+// set applies one "key=value" setting.
+func (f *Fault) set(kv string) error {
+	k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+	if !ok {
+		return fmt.Errorf("%q is not key=value", kv)
+	}
+	var err error
+	switch strings.TrimSpace(k) {
+	case "p":
+		f.Probability, err = strconv.ParseFloat(v, 64)
+	case "after":
+		f.After, err = strconv.Atoi(v)
+	case "delay":
+		f.Delay, err = parseDelay(v)
+	default:
+		err = fmt.Errorf("unknown key %q (want p, after or delay)", k)
+	}
+	return err
 }
 
 func parseDelay(v string) (Duration, error) {

@@ -178,3 +178,137 @@ func TestFaultHeaderThatDoesNotParseIsABadRequest(t *testing.T) {
 		t.Fatalf("%d %+v", resp.StatusCode, e)
 	}
 }
+
+func TestFaultsOnSingleBodies(t *testing.T) {
+	t.Parallel()
+	_, u := startServer(t)
+	const chat = `{"messages":[{"role":"user","content":"hi"}],"max_tokens":8}`
+	const speech = `{"input":"Hello there.","response_format":"wav"}`
+	tests := []struct {
+		name, path, body, fault string
+		check                   func(t *testing.T, resp *http.Response, b []byte, err error, took time.Duration)
+	}{
+		{"chat error-event is a 500", chatURL, chat, "error-event", func(t *testing.T, resp *http.Response, b []byte, _ error, _ time.Duration) {
+			if resp.StatusCode != 500 || !strings.Contains(string(b), `"code":500`) {
+				t.Fatalf("%d %s", resp.StatusCode, b)
+			}
+		}},
+		{"chat reset", chatURL, chat, "reset", func(t *testing.T, _ *http.Response, _ []byte, err error, _ time.Duration) {
+			if err == nil {
+				t.Fatal("no error from a reset connection")
+			}
+		}},
+		{"chat malformed", chatURL, chat, "malformed", func(t *testing.T, resp *http.Response, b []byte, _ error, _ time.Duration) {
+			if resp.StatusCode != 200 || json.Valid(b) {
+				t.Fatalf("%d, valid JSON body", resp.StatusCode)
+			}
+		}},
+		{"chat stall", chatURL, chat, "stall,delay=300ms", func(t *testing.T, _ *http.Response, _ []byte, _ error, took time.Duration) {
+			if took < 300*time.Millisecond {
+				t.Fatalf("answered after %v", took)
+			}
+		}},
+		{"chat truncated-wav", chatURL, chat, "truncated-wav", func(t *testing.T, _ *http.Response, b []byte, _ error, _ time.Duration) {
+			var body struct {
+				Choices []struct {
+					Message struct {
+						Audio *struct{ Data string } `json:"audio"`
+					} `json:"message"`
+				} `json:"choices"`
+			}
+			_ = json.Unmarshal(b, &body)
+			w := parseWAV(t, b64(t, body.Choices[1].Message.Audio.Data))
+			if int(w.declared) == len(w.pcm) {
+				t.Fatal("audio not truncated")
+			}
+		}},
+		{"speech truncated-wav", speechURL, speech, "truncated-wav", func(t *testing.T, _ *http.Response, b []byte, _ error, _ time.Duration) {
+			if w := parseWAV(t, b); int(w.declared) == len(w.pcm) || len(w.pcm)%2 == 0 {
+				t.Fatal("audio not truncated mid-sample")
+			}
+		}},
+		{"speech error-event is a 500", speechURL, speech, "error-event", func(t *testing.T, resp *http.Response, _ []byte, _ error, _ time.Duration) {
+			if resp.StatusCode != 500 {
+				t.Fatalf("status %d", resp.StatusCode)
+			}
+		}},
+		{"speech reset", speechURL, speech, "reset", func(t *testing.T, _ *http.Response, _ []byte, err error, _ time.Duration) {
+			if err == nil {
+				t.Fatal("no error from a reset connection")
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			req, _ := http.NewRequest(http.MethodPost, u+tc.path, strings.NewReader(tc.body))
+			req.Header.Set(FaultHeader, tc.fault)
+			start := time.Now()
+			resp, err := http.DefaultClient.Do(req)
+			var b []byte
+			if err == nil {
+				b, err = io.ReadAll(resp.Body)
+				resp.Body.Close()
+			}
+			tc.check(t, resp, b, err, time.Since(start))
+		})
+	}
+}
+
+func TestFaultsOnWebsocketFrames(t *testing.T) {
+	t.Parallel()
+	_, u := startServer(t)
+	run := func(t *testing.T, fault string) ([]wsMsg, error) {
+		c := dialSpeech(t, u, FaultHeader, fault)
+		send(t, c, map[string]any{"type": "session.config", "response_format": "pcm", "stream_audio": true})
+		send(t, c, map[string]any{"type": "input.text", "text": strings.Repeat("A long sentence to speak. ", 6)})
+		send(t, c, map[string]any{"type": "input.done"})
+		var out []wsMsg
+		for {
+			kind, b, err := c.ReadMessage()
+			if err != nil {
+				return out, err
+			}
+			m := wsMsg{audio: b}
+			if kind == 1 {
+				var v map[string]any
+				if json.Unmarshal(b, &v) != nil {
+					m = wsMsg{typ: "<malformed>"}
+				} else {
+					m = wsMsg{typ: v["type"].(string), json: v}
+				}
+			}
+			out = append(out, m)
+			if m.typ == "session.done" {
+				return out, nil
+			}
+		}
+	}
+	t.Run("reset", func(t *testing.T) {
+		t.Parallel()
+		if msgs, err := run(t, "reset,after=2"); err == nil || len(msgs) != 3 {
+			t.Fatalf("%d messages, err %v", len(msgs), err)
+		}
+	})
+	t.Run("malformed", func(t *testing.T) {
+		t.Parallel()
+		msgs, err := run(t, "malformed,after=1")
+		if err != nil || msgs[2].typ != "<malformed>" {
+			t.Fatalf("messages %+v, err %v", msgs, err)
+		}
+	})
+	t.Run("truncated-wav", func(t *testing.T) {
+		t.Parallel()
+		msgs, err := run(t, "truncated-wav,after=1")
+		if err != nil || len(msgs[2].audio)%2 == 0 {
+			t.Fatalf("frame 2 has %d bytes, err %v", len(msgs[2].audio), err)
+		}
+	})
+	t.Run("stall", func(t *testing.T) {
+		t.Parallel()
+		start := time.Now()
+		if _, err := run(t, "stall,after=1,delay=300ms"); err != nil || time.Since(start) < 300*time.Millisecond {
+			t.Fatalf("took %v, err %v", time.Since(start), err)
+		}
+	})
+}

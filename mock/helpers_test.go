@@ -2,7 +2,6 @@ package mock
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -177,12 +176,6 @@ func errorOf(t *testing.T, r io.Reader) apiError {
 		t.Fatalf("not an error body: %s", b)
 	}
 	return body.Error
-}
-
-func jsonBody(v any) string {
-	var buf bytes.Buffer
-	_ = json.NewEncoder(&buf).Encode(v)
-	return buf.String()
 }
 
 const chatURL = "/v1/chat/completions"

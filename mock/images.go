@@ -1,5 +1,8 @@
 package mock
 
+// Errors here become response messages, worded as vLLM-Omni words them.
+//lint:file-ignore ST1005 error texts are response messages sent verbatim
+
 import (
 	"archive/zip"
 	"bytes"
@@ -196,24 +199,6 @@ func firstInputSize(r *http.Request) (int, int, error) {
 		return 0, 0, fmt.Errorf("Invalid image: %v", err)
 	}
 	return min(cfg.Width, maxImageSide), min(cfg.Height, maxImageSide), nil
-}
-
-// formBool reads a multipart boolean the way FastAPI's Form(bool) does.
-func formBool(v string) bool {
-	switch strings.ToLower(v) {
-	case "true", "1", "yes", "on":
-		return true
-	}
-	return false
-}
-
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
 }
 
 // serveImages runs the pipeline up to the diffusion stage and answers with

@@ -53,19 +53,25 @@ func TestLatencyPerUnitGrowsPastTheKnee(t *testing.T) {
 	// Past the knee at 2, each extra request adds 50%: the median request of
 	// a burst of 16 sees about 8 in flight, so about 4× the unloaded TPOT.
 	lo, hi := median(low), median(high)
-	if lo < 18 || lo > 40 || hi < 2*lo {
+	t.Logf("median TPOT %.1f ms alone, %.1f ms at %d concurrent", lo, hi, n)
+	if lo < 18 || lo > 40 || hi < 2*lo || hi > 10*lo {
 		t.Fatalf("median TPOT %.1f ms alone, %.1f ms at %d concurrent; want a knee", lo, hi, n)
 	}
 }
 
 func TestSpeedScalesEveryDuration(t *testing.T) {
 	t.Parallel()
+	// The fastest of three requests, so a busy machine does not decide.
 	elapsed := func(speed float64) time.Duration {
 		_, u := startServer(t, WithSpeed(speed))
-		start := time.Now()
-		resp := post(t, u+chatURL, `{"messages":[{"role":"user","content":"x"}]}`)
-		_, _ = io.ReadAll(resp.Body)
-		return time.Since(start)
+		best := time.Hour
+		for range 3 {
+			start := time.Now()
+			resp := post(t, u+chatURL, `{"messages":[{"role":"user","content":"x"}]}`)
+			_, _ = io.ReadAll(resp.Body)
+			best = min(best, time.Since(start))
+		}
+		return best
 	}
 	slow, fast := elapsed(1), elapsed(10)
 	if slow < 300*time.Millisecond || fast > slow/3 {

@@ -1,5 +1,8 @@
 package mock
 
+// Errors here become response messages, worded as vLLM-Omni words them.
+//lint:file-ignore ST1005 error texts are response messages sent verbatim
+
 import (
 	"bytes"
 	"fmt"

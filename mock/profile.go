@@ -72,8 +72,10 @@ type Stage struct {
 
 // Profile is a served model: its name in /v1/models and its pipeline.
 type Profile struct {
-	Name   string  `json:"name"`
-	Model  string  `json:"model,omitempty"`
+	// Name selects the profile (--profile); Model is the id clients send.
+	Name  string `json:"name"`
+	Model string `json:"model,omitempty"`
+	// Stages run in order; each feeds the next.
 	Stages []Stage `json:"stages,omitempty"`
 	// ReferenceInputChars is the speech input length that yields Units as
 	// configured; longer inputs scale the stages' units up proportionally.
@@ -245,15 +247,6 @@ func (p *Profile) modalities() []string {
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // describeProfiles is the "known profiles" part of an error message.

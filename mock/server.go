@@ -1,12 +1,7 @@
-// Package mock is a simulated vLLM-Omni server: the same wire formats, a
-// multi-stage timing model with stage metrics, a load-dependent latency
-// curve and injectable faults. `omnik mock` serves it, `omnik run --mock`
-// starts it on a loopback port, and omnik's tests run against it.
 package mock
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -193,10 +188,4 @@ func (s *Server) requestRNG(parts ...string) (*rand.Rand, uint64) {
 func (s *Server) newID(prefix string) string {
 	n := s.seq.Add(1)
 	return fmt.Sprintf("%s%016x", prefix, n*0x9e3779b97f4a7c15^uint64(s.cfg.Seed))
-}
-
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(v)
 }

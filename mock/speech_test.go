@@ -1,7 +1,7 @@
 package mock
 
 import (
-	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"strconv"
@@ -30,11 +30,12 @@ func TestSpeechRawStream(t *testing.T) {
 			}
 			pcm := b
 			if tc.header {
-				w := parseWAV(t, b)
-				if binary.LittleEndian.Uint32(b[4:]) != 0xFFFFFFFF || w.declared != 0xFFFFFFFF || w.rate != 24000 {
-					t.Fatalf("placeholder header = % x", b[:44])
+				// vLLM-Omni's _create_wav_header: PCM16 mono 24 kHz, both sizes 0xFFFFFFFF.
+				want := "52494646ffffffff57415645666d74201000000001000100c05d000080bb00000200100064617461ffffffff"
+				if got := hex.EncodeToString(b[:44]); got != want {
+					t.Fatalf("placeholder header\n got %s\nwant %s", got, want)
 				}
-				pcm = w.pcm
+				pcm = b[44:]
 			}
 			if len(pcm) == 0 || len(pcm)%2 != 0 || len(pcm)%(2*9600) != 0 {
 				t.Fatalf("pcm bytes = %d, want whole 0.4 s chunks", len(pcm))

@@ -1,7 +1,6 @@
 package mock
 
 import (
-	"encoding/json"
 	"math/rand/v2"
 	"strings"
 )
@@ -37,13 +36,4 @@ func words(rng *rand.Rand, n int) []string {
 // estimateTokens approximates a tokenizer: about 4/3 tokens per word.
 func estimateTokens(text string) int {
 	return (len(strings.Fields(text))*4 + 2) / 3
-}
-
-// truthy reads an optional JSON flag the way Python's bool() would.
-func truthy(raw json.RawMessage) bool {
-	switch strings.TrimSpace(string(raw)) {
-	case "", "null", "false", "0", `""`, "[]", "{}":
-		return false
-	}
-	return true
 }

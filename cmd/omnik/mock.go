@@ -14,6 +14,10 @@ import (
 
 // mockFlags configure the simulator, for `omnik mock` and `omnik run --mock`.
 type mockFlags struct {
+	fs      *pflag.FlagSet
+	prefix  string
+	knee    int
+	openAI  bool
 	profile string
 	config  string
 	seed    int64
@@ -22,6 +26,9 @@ type mockFlags struct {
 }
 
 func (f *mockFlags) register(fs *pflag.FlagSet, prefix string) {
+	f.fs, f.prefix = fs, prefix
+	fs.IntVar(&f.knee, prefix+"knee", 8, "simulator: requests in flight before per-unit latency grows")
+	fs.BoolVar(&f.openAI, prefix+"openai-audio", false, "simulator: stream chat audio OpenAI-style (delta.audio)")
 	fs.StringVar(&f.profile, prefix+"profile", "", "simulator profile: "+strings.Join(mock.ProfileNames(), ", ")+" (default: all)")
 	fs.StringVar(&f.config, prefix+"config", "", "simulator JSON config file")
 	fs.Int64Var(&f.seed, prefix+"seed", 1, "simulator seed (text, audio, jitter, faults)")
@@ -41,7 +48,20 @@ func (f *mockFlags) server() (*mock.Server, error) {
 	if f.profile != "" {
 		opts = append(opts, mock.WithProfile(f.profile))
 	}
-	opts = append(opts, mock.WithSeed(f.seed), mock.WithSpeed(f.speed))
+	// Flags override the config file only when given.
+	changed := func(name string) bool { return f.fs.Changed(f.prefix + name) }
+	if changed("seed") {
+		opts = append(opts, mock.WithSeed(f.seed))
+	}
+	if changed("speed") {
+		opts = append(opts, mock.WithSpeed(f.speed))
+	}
+	if changed("knee") {
+		opts = append(opts, mock.WithLoadCurve(f.knee, mock.DefaultConfig().LoadSlope))
+	}
+	if changed("openai-audio") {
+		opts = append(opts, mock.WithOpenAIAudio(f.openAI))
+	}
 	if f.faults != "" {
 		fs, err := mock.ParseFaults(f.faults)
 		if err != nil {

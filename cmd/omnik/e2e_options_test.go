@@ -1,0 +1,106 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// inspected is the part of `omnik inspect` output the layering tests look at.
+type inspected struct {
+	Options struct {
+		VUs        *int64            `json:"vus"`
+		Iterations *int64            `json:"iterations"`
+		Duration   *string           `json:"duration"`
+		Tags       map[string]string `json:"tags"`
+		Setup      string            `json:"setupTimeout"`
+	} `json:"options"`
+	Plan struct {
+		Scenarios []struct {
+			Name       string `json:"name"`
+			Executor   string `json:"executor"`
+			VUs        int64  `json:"vus"`
+			Iterations int64  `json:"iterations"`
+			Duration   string `json:"duration"`
+		} `json:"scenarios"`
+		MaxVUs int64 `json:"maxVUs"`
+	} `json:"plan"`
+}
+
+func TestInspectLayersOptions(t *testing.T) {
+	t.Parallel()
+	const script = "export const options = { vus: 2, iterations: 10 };\nexport default function () {}\n"
+	const bare = "export default function () {}\n"
+	const config = `{"vus": 5, "iterations": 50, "tags": {"team": "x"}, "setupTimeout": "7s"}`
+	type plan struct {
+		executor        string
+		vus, iterations int64
+		duration        string
+		setup           string
+		tags            map[string]string
+	}
+	tests := []struct {
+		name   string
+		script string
+		env    []string
+		args   []string
+		want   plan
+	}{
+		{"script options", script, nil, nil, plan{"shared-iterations", 2, 10, "10m0s", "1m0s", nil}},
+		{"environment over script", script, []string{"OMNIK_VUS=3", "OMNIK_ITERATIONS=20"}, nil, plan{"shared-iterations", 3, 20, "10m0s", "1m0s", nil}},
+		{"flags over environment", script, []string{"OMNIK_VUS=3", "OMNIK_ITERATIONS=20"}, []string{"--vus", "4", "--iterations", "40"}, plan{"shared-iterations", 4, 40, "10m0s", "1m0s", nil}},
+		{"a flag overrides only its own key", script, []string{"OMNIK_VUS=3"}, []string{"--iterations", "40"}, plan{"shared-iterations", 3, 40, "10m0s", "1m0s", nil}},
+		{"config file alone", bare, nil, []string{"--config", "config.json"}, plan{"shared-iterations", 5, 50, "10m0s", "7s", map[string]string{"team": "x"}}},
+		{"script over config file", script, nil, []string{"--config", "config.json"}, plan{"shared-iterations", 2, 10, "10m0s", "7s", map[string]string{"team": "x"}}},
+		{"duration flag replaces script iterations", script, nil, []string{"--duration", "3s"}, plan{"constant-vus", 2, 0, "3s", "1m0s", nil}},
+		{"OMNIK_DURATION replaces script iterations", script, []string{"OMNIK_DURATION=4s"}, nil, plan{"constant-vus", 2, 0, "4s", "1m0s", nil}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeFiles(t, map[string]string{"script.js": tt.script, "config.json": config})
+			r := runOmnik(t, dir, tt.env, append(append([]string{"inspect"}, tt.args...), "script.js")...)
+			expect{code: 0}.check(t, r)
+			var got inspected
+			if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+				t.Fatalf("inspect output is not JSON: %v\n%s", err, r.stdout)
+			}
+			if len(got.Plan.Scenarios) != 1 {
+				t.Fatalf("plan has %d scenarios, want 1:\n%s", len(got.Plan.Scenarios), r.stdout)
+			}
+			sc := got.Plan.Scenarios[0]
+			w := tt.want
+			if sc.Name != "default" || sc.Executor != w.executor || sc.VUs != w.vus || sc.Iterations != w.iterations || sc.Duration != w.duration {
+				t.Errorf("plan scenario = %+v, want default %+v", sc, w)
+			}
+			if o := got.Options; o.VUs == nil || *o.VUs != w.vus {
+				t.Errorf("options.vus = %v, want %d", o.VUs, w.vus)
+			}
+			if w.iterations > 0 && (got.Options.Iterations == nil || *got.Options.Iterations != w.iterations) {
+				t.Errorf("options.iterations = %v, want %d", got.Options.Iterations, w.iterations)
+			}
+			if w.iterations == 0 && got.Options.Iterations != nil {
+				t.Errorf("options.iterations = %d, want none once a duration replaced it", *got.Options.Iterations)
+			}
+			if got.Options.Setup != w.setup {
+				t.Errorf("options.setupTimeout = %q, want %q", got.Options.Setup, w.setup)
+			}
+			if len(got.Options.Tags) != len(w.tags) || got.Options.Tags["team"] != w.tags["team"] {
+				t.Errorf("options.tags = %v, want %v", got.Options.Tags, w.tags)
+			}
+			if got.Plan.MaxVUs != w.vus {
+				t.Errorf("plan.maxVUs = %d, want %d", got.Plan.MaxVUs, w.vus)
+			}
+		})
+	}
+}
+
+// The consolidated options are what run uses: OMNIK_ITERATIONS must change what runs,
+// not only what inspect prints.
+func TestRunUsesLayeredIterations(t *testing.T) {
+	t.Parallel()
+	dir := writeFiles(t, map[string]string{"script.js": "export const options = { vus: 1, iterations: 10 };\nexport default function () {}\n"})
+	r := runOmnik(t, dir, []string{"OMNIK_ITERATIONS=20"}, "run", "-q", "--iterations", "3", "script.js")
+	expect{code: 0, stdout: []string{"iterations..........: 3 "}}.check(t, r)
+	r = runOmnik(t, dir, []string{"OMNIK_ITERATIONS=7"}, "run", "-q", "script.js")
+	expect{code: 0, stdout: []string{"iterations..........: 7 "}}.check(t, r)
+}
