@@ -34,6 +34,10 @@ type Chunk struct {
 	Data           []Image            `json:"data"` // images responses and image edit `image` events
 	StageDurations map[string]float64 `json:"stage_durations"`
 	PeakMemoryMB   float64            `json:"peak_memory_mb"`
+
+	scratch []byte // the input with large strings cut out, reused across Decode calls
+	spans   []span
+	stages  stageCache
 }
 
 // Choice is one entry of choices: a delta when streaming, a message otherwise.
@@ -75,17 +79,54 @@ type Image struct {
 	PeakMemoryMB   float64            `json:"peak_memory_mb"`
 }
 
-// Decode parses b into c, resetting c first. Strings alias b when they hold no escapes.
+// Decode parses b into c, resetting c first. Byte fields alias b (or c's own scratch
+// copy) when they hold no escapes: they are valid while b is and until the next Decode
+// into c. Metrics.StageMetrics may be the map of the previous Decode into c when the
+// server repeated it byte for byte: treat it as read-only.
 func Decode(b []byte, c *Chunk) error {
+	in, repeated := c.stages.skip(b)
+	if err := c.decodeLarge(in); err != nil {
+		return err
+	}
+	switch {
+	case repeated && c.Metrics != nil:
+		c.Metrics.StageMetrics = c.stages.m
+	case !repeated:
+		var m map[string]Stage
+		if c.Metrics != nil {
+			m = c.Metrics.StageMetrics
+		}
+		c.stages.remember(b, m)
+	}
+	return nil
+}
+
+// decodeLarge decodes b, cutting large strings out first.
+func (c *Chunk) decodeLarge(b []byte) error {
+	if len(b) >= largeString {
+		cut, spans := cutLarge(b, c.scratch, c.spans)
+		c.scratch, c.spans = cut, spans
+		if len(spans) > 0 {
+			if err := c.decode(cut); err == nil && c.restore(cut, spans) {
+				return nil
+			}
+			// A large string sat in a field that is not cut-aware (or the JSON is bad):
+			// take the slow path, which also reports errors with the original offsets.
+		}
+	}
+	if err := c.decode(b); err != nil {
+		return malformed(err)
+	}
+	return nil
+}
+
+func (c *Chunk) decode(b []byte) error {
 	// Keep the choices' backing array across chunks (most have one choice); encoding/json
 	// decodes into reused elements without zeroing them, so clear them here.
 	choices := c.Choices[:cap(c.Choices)]
 	clear(choices)
-	*c = Chunk{Choices: choices[:0]}
-	if err := json.Unmarshal(b, c); err != nil {
-		return malformed(err)
-	}
-	return nil
+	*c = Chunk{Choices: choices[:0], scratch: c.scratch, spans: c.spans, stages: c.stages}
+	return json.Unmarshal(b, c)
 }
 
 func malformed(err error) error {

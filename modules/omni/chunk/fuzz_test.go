@@ -1,7 +1,10 @@
 package chunk
 
 import (
+	"bytes"
 	"errors"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/omnik-dev/omnik/modules/omni/wav"
@@ -13,10 +16,26 @@ func FuzzDecode(f *testing.F) {
 		`{"error":"x"}`, `{"detail":[1,2]}`, `{"data":[{"b64_json":"a\u0041"}]}`} {
 		f.Add([]byte(s))
 	}
+	big := strings.Repeat("QUJD", 300)
+	f.Add([]byte(`{"choices":[{"delta":{"content":"` + big + `"}}],"x":"a\\"}`))
+	f.Add([]byte(`{"data":[{"b64_json":"` + big + `"}],"metrics":{"stage_metrics":{"0":{"a":1}}}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var c Chunk
-		if err := Decode(b, &c); err != nil && !errors.Is(err, ErrMalformed) {
+		err := Decode(b, &c)
+		if err != nil && !errors.Is(err, ErrMalformed) {
 			t.Fatalf("foreign error %v", err)
+		}
+		// The fast paths (large strings cut out, repeated stage metrics) must agree with
+		// encoding/json alone, also on a second decode into the same Chunk.
+		want, werr := slow(t, b)
+		if err == nil && werr != nil && bytes.ContainsFunc(b, func(r rune) bool { return r < 0x20 }) {
+			return // cut strings are not checked for control characters, by design
+		}
+		if (err == nil) != (werr == nil) || (err == nil && !reflect.DeepEqual(public(c), want)) {
+			t.Fatalf("fast path differs: %v vs %v", err, werr)
+		}
+		if err := Decode(b, &c); (err == nil) != (werr == nil) || (err == nil && !reflect.DeepEqual(public(c), want)) {
+			t.Fatalf("second decode differs: %v vs %v", err, werr)
 		}
 	})
 }

@@ -25,6 +25,11 @@ func Chat(ctx context.Context, hc *http.Client, req Request) *record.Record {
 	if !isEventStream(c.resp) {
 		return c.chatBody()
 	}
+	return c.chatStream()
+}
+
+// chatStream reads the SSE form.
+func (c *call) chatStream() *record.Record {
 	var ch chunk.Chunk
 	end := c.events(func(ev sse.Event) bool {
 		return c.decode(ev, &ch) && c.chatChunk(ev.Time, &ch)

@@ -2,7 +2,7 @@ package client
 
 import (
 	"context"
-	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/omnik-dev/omnik/modules/omni/chunk"
 	"github.com/omnik-dev/omnik/modules/omni/record"
-	"github.com/omnik-dev/omnik/modules/omni/wav"
 )
 
 func sseStream(events ...string) []byte {
@@ -38,25 +37,23 @@ func omniStream() []byte {
 
 func TestChatOmniStreamEveryByteBoundary(t *testing.T) {
 	t.Parallel()
-	stream := omniStream()
-	for _, pieces := range splits(stream) {
-		r := call(t, Chat, replay{header: sseHeader, pieces: pieces}, Request{Audio: chunk.AudioSpec{Format: "wav"}})
+	everySplit(t, Chat, replay{header: sseHeader, pieces: [][]byte{omniStream()}}, Request{Audio: chunk.AudioSpec{Format: "wav"}}, func(split int, r *record.Record) {
 		if !r.OK() {
-			t.Fatalf("split %d: %v", len(pieces[0]), r.Err)
+			t.Fatalf("split %d: %v", split, r.Err)
 		}
 		if r.Text != "Hello there" || len(r.TextChunks) != 2 || r.Usage != (record.Usage{Prompt: 12, Completion: 5, Total: 17}) {
-			t.Fatalf("split %d: text %q usage %+v", len(pieces[0]), r.Text, r.Usage)
+			t.Fatalf("split %d: text %q usage %+v", split, r.Text, r.Usage)
 		}
 		if r.Audio.Frames != 240 || r.Audio.Seconds != 0.01 || r.Audio.Format != "wav" || len(r.AudioChunks) != 1 || r.Audio.Samples != nil {
-			t.Fatalf("split %d: audio %+v", len(pieces[0]), r.Audio)
+			t.Fatalf("split %d: audio %+v", split, r.Audio)
 		}
 		if r.Stages["0"].Values["stage_gen_time_ms"] != 60 || r.Stages["1"].Name != "talker" || r.RequestID != "chatcmpl-1" || r.Status != 200 {
-			t.Fatalf("split %d: stages %+v id %q", len(pieces[0]), r.Stages, r.RequestID)
+			t.Fatalf("split %d: stages %+v id %q", split, r.Stages, r.RequestID)
 		}
 		if len(record.ITL(r)) != 4 || r.End < r.AudioChunks[0].At {
-			t.Fatalf("split %d: itl %v end %v", len(pieces[0]), record.ITL(r), r.End)
+			t.Fatalf("split %d: itl %v end %v", split, record.ITL(r), r.End)
 		}
-	}
+	})
 }
 
 func TestChatOpenAIAudioStream(t *testing.T) {
@@ -68,7 +65,7 @@ func TestChatOpenAIAudioStream(t *testing.T) {
 		`{"id":"c","choices":[{"index":0,"delta":{"audio":{"id":"a","data":"`+pcm+`"}}}],"usage":null}`,
 		`{"id":"c","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":9,"total_tokens":12}}`,
 		`[DONE]`)
-	r := call(t, Chat, replay{header: sseHeader, pieces: [][]byte{stream}}, Request{Audio: chunk.AudioSpec{Format: "pcm16", Keep: true}})
+	r := do(t, Chat, replay{header: sseHeader, pieces: [][]byte{stream}}, Request{Audio: chunk.AudioSpec{Format: "pcm16", Keep: true}})
 	if !r.OK() || r.Text != "Hi" || r.Audio.Frames != 2400 || r.Audio.Seconds != 0.1 || len(r.Audio.Samples) != 4800 || r.Usage.Completion != 9 {
 		t.Fatalf("%+v", r)
 	}
@@ -80,14 +77,14 @@ func TestChatNonStreaming(t *testing.T) {
 	omni := `{"id":"chatcmpl-abc","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Hello there."},"finish_reason":"stop"},{"index":0,"message":{"role":"assistant","content":null,"audio":{"id":"audio-1","data":"` + wavB64 + `","expires_at":1760086400,"transcript":""}},"finish_reason":"stop"}],"usage":{"prompt_tokens":812,"total_tokens":868,"completion_tokens":56},"metrics":null}`
 	oai := `{"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":null,"audio":{"id":"a","data":"` + b64(make([]byte, 480)) + `","transcript":"Hi there"}},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}`
 	json := map[string]string{"Content-Type": "application/json"}
-	r := call(t, Chat, replay{header: json, pieces: [][]byte{[]byte(omni)}}, Request{})
+	r := do(t, Chat, replay{header: json, pieces: [][]byte{[]byte(omni)}}, Request{})
 	if !r.OK() || r.Text != "Hello there." || r.Audio.Seconds != 0.1 || r.Audio.Format != "wav" || r.Usage.Completion != 56 {
 		t.Fatalf("vllm-omni: %+v", r)
 	}
 	if ttft, _ := record.TTFT(r); ttft != r.End {
 		t.Fatalf("a whole body arrives at once: ttft %v e2el %v", ttft, r.End)
 	}
-	r = call(t, Chat, replay{header: json, pieces: [][]byte{[]byte(oai)}}, Request{Audio: chunk.AudioSpec{Format: "pcm16"}})
+	r = do(t, Chat, replay{header: json, pieces: [][]byte{[]byte(oai)}}, Request{Audio: chunk.AudioSpec{Format: "pcm16"}})
 	if !r.OK() || r.Text != "Hi there" || r.Audio.Frames != 240 || r.Audio.SampleRate != 24000 {
 		t.Fatalf("openai: %+v", r)
 	}
@@ -112,28 +109,28 @@ func TestChatFailures(t *testing.T) {
 			Request{}, record.KindHTTPStatus, "HTTP 503 Service Unavailable: upstream down"},
 		{"error event then done", replay{header: sseHeader, pieces: [][]byte{sseStream(text,
 			`{"error":{"message":"CUDA out of memory","type":"InternalServerError","param":null,"code":500}}`, "[DONE]")}},
-			Request{}, record.KindStreamError, "event at byte 87: InternalServerError: CUDA out of memory (code 500)"},
+			Request{}, record.KindStreamError, "event at byte 84: InternalServerError: CUDA out of memory (code 500)"},
 		{"eof before done", replay{header: sseHeader, pieces: [][]byte{sseStream(text)}},
-			Request{}, record.KindTruncated, "sse: stream ended before [DONE]: stream length 87"},
+			Request{}, record.KindTruncated, "sse: stream ended before [DONE]: stream length 84"},
 		{"eof inside an event", replay{header: sseHeader, pieces: [][]byte{sseStream(text)[:50]}},
 			Request{}, record.KindTruncated, "sse: stream ended before [DONE]: cut inside the event starting at byte 0 (stream length 50)"},
 		{"connection reset", replay{header: sseHeader, pieces: [][]byte{sseStream(text)[:50]}, reset: true},
 			Request{}, record.KindReset, "unexpected EOF"},
 		{"malformed event", replay{header: sseHeader, pieces: [][]byte{sseStream(text, `{"choices":[{"delta":`, "[DONE]")}},
-			Request{}, record.KindMalformed, "event at byte 87: chunk: malformed JSON at byte 21: unexpected end of JSON input"},
+			Request{}, record.KindMalformed, "event at byte 84: chunk: malformed JSON at byte 21: unexpected end of JSON input"},
 		{"stall", replay{header: sseHeader, pieces: [][]byte{sseStream(text), sseStream("[DONE]")}, stall: time.Second},
 			Request{StallTimeout: 50 * time.Millisecond}, record.KindStall, "no event for 50ms"},
-		{"broken wav chunk", replay{header: sseHeader, pieces: [][]byte{sseStream(`{"id":"c","choices":[{"index":0,"delta":{"content":"` + b64([]byte("RIFF\x00\x00\x00\x00WAVEfmt \x10\x00\x00\x00")) + `"}}],"modality":"audio"}`, "[DONE]")}},
+		{"broken wav chunk", replay{header: sseHeader, pieces: [][]byte{sseStream(`{"id":"c","choices":[{"index":0,"delta":{"content":"`+b64([]byte("RIFF\x00\x00\x00\x00WAVEfmt \x10\x00\x00\x00"))+`"}}],"modality":"audio"}`, "[DONE]")}},
 			Request{Audio: chunk.AudioSpec{Format: "wav"}}, record.KindWAVBroken, "wav: header truncated"},
 		{"bad base64 audio", replay{header: sseHeader, pieces: [][]byte{sseStream(`{"choices":[{"delta":{"content":"@@@@"}}],"modality":"audio"}`, "[DONE]")}},
 			Request{}, record.KindMalformed, "chunk: bad base64"},
 		{"oversized event", replay{header: sseHeader, pieces: [][]byte{sseStream(text, `{"x":"`+strings.Repeat("A", 200)+`"}`, "[DONE]")}},
-			Request{MaxEventSize: 128}, record.KindOversized, "sse: event too large: event starting at byte 87 exceeds 128 bytes"},
+			Request{MaxEventSize: 128}, record.KindOversized, "sse: event too large: event starting at byte 84 exceeds 128 bytes"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := call(t, Chat, tc.rp, tc.req)
+			r := do(t, Chat, tc.rp, tc.req)
 			if r.OK() || r.Err.Kind != tc.kind || !strings.Contains(r.Err.Message, tc.msg) {
 				t.Fatalf("err = %+v, want %s containing %q", r.Err, tc.kind, tc.msg)
 			}
@@ -169,9 +166,8 @@ func TestChatSendsBodyHeadersAndSeesEvents(t *testing.T) {
 	var body string
 	s := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got = r
-		b := new(strings.Builder)
-		fmt.Fscan(r.Body, b)
-		body = b.String()
+		b, _ := io.ReadAll(r.Body)
+		body = string(b)
 		replay{header: sseHeader, pieces: [][]byte{sseStream(`{"choices":[]}`, "[DONE]")}}.ServeHTTP(w, r)
 	}))
 	var events []string
@@ -182,5 +178,4 @@ func TestChatSendsBodyHeadersAndSeesEvents(t *testing.T) {
 		body != `{"model":"m"}` || r.Tags["name"] != "a" || len(events) != 1 || events[0] != `{"choices":[]}` {
 		t.Fatalf("record %+v headers %v body %q events %q", r, got.Header, body, events)
 	}
-	_ = wav.PCM16
 }

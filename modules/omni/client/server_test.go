@@ -9,6 +9,7 @@ import (
 	"image/png"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"testing"
 	"time"
 
@@ -58,18 +59,26 @@ func serve(t *testing.T, h http.Handler) *httptest.Server {
 	return s
 }
 
-// splits yields the stream whole and cut in two at every byte boundary.
-func splits(s []byte) [][][]byte {
-	out := [][][]byte{{s}}
-	for i := 1; i < len(s); i++ {
-		out = append(out, [][]byte{s[:i], s[i:]})
+// everySplit replays rp's single piece whole and cut in two at every byte boundary,
+// from one server, and checks each record.
+func everySplit(t *testing.T, fn func(context.Context, *http.Client, Request) *record.Record, rp replay, req Request, check func(split int, r *record.Record)) {
+	t.Helper()
+	stream := rp.pieces[0]
+	s := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i, _ := strconv.Atoi(r.URL.Query().Get("split"))
+		rp := rp
+		rp.pieces = [][]byte{stream[:i], stream[i:]}
+		rp.ServeHTTP(w, r)
+	}))
+	for i := range len(stream) {
+		req.URL = s.URL + "?split=" + strconv.Itoa(i)
+		check(i, fn(context.Background(), s.Client(), req))
 	}
-	return out
 }
 
 var sseHeader = map[string]string{"Content-Type": "text/event-stream"}
 
-func call(t *testing.T, fn func(context.Context, *http.Client, Request) *record.Record, rp replay, req Request) *record.Record {
+func do(t *testing.T, fn func(context.Context, *http.Client, Request) *record.Record, rp replay, req Request) *record.Record {
 	t.Helper()
 	s := serve(t, rp)
 	req.URL = s.URL

@@ -74,7 +74,31 @@ func (b *Builder) OnAudioChunk(t time.Time, format string, p chunk.AudioPiece) {
 	a.Bytes += p.Bytes
 	a.Seconds += p.Seconds()
 	a.Samples = append(a.Samples, p.Samples...)
-	b.r.AudioChunks = append(b.r.AudioChunks, AudioChunk{At: t.Sub(b.r.Start), Bytes: p.Bytes, Frames: p.Frames})
+	at := t.Sub(b.r.Start)
+	b.r.AudioChunks = append(b.r.AudioChunks, AudioChunk{At: at, Bytes: p.Bytes, Frames: p.Frames})
+	if n := len(b.r.Utterances); n > 0 && b.r.Utterances[n-1].Done == 0 {
+		u := &b.r.Utterances[n-1]
+		if u.FirstAudio == 0 {
+			u.FirstAudio = at
+		}
+		u.Frames += p.Frames
+		u.Seconds += p.Seconds()
+	}
+}
+
+// OnTextSent records an input.text piece sent at t.
+func (b *Builder) OnTextSent(t time.Time) { b.r.TextSent = append(b.r.TextSent, t.Sub(b.r.Start)) }
+
+// OnUtteranceStart opens a sentence on its audio.start, arrived at t.
+func (b *Builder) OnUtteranceStart(t time.Time, index int, text string) {
+	b.r.Utterances = append(b.r.Utterances, Utterance{Index: index, Text: text, Start: t.Sub(b.r.Start)})
+}
+
+// OnUtteranceDone closes the open sentence on its audio.done, arrived at t.
+func (b *Builder) OnUtteranceDone(t time.Time) {
+	if n := len(b.r.Utterances); n > 0 {
+		b.r.Utterances[n-1].Done = t.Sub(b.r.Start)
+	}
 }
 
 // OnImage records an image arriving at t; w and h are 0 when its size could not be
@@ -135,6 +159,10 @@ func (b *Builder) Finish(t time.Time) *Record {
 	r.End = t.Sub(r.Start)
 	r.Text = string(b.text)
 	b.text = nil
+	if a := &r.Audio; !a.Mixed && a.SampleRate > 0 {
+		// One format throughout: frames/rate is exact where a sum of pieces drifts.
+		a.Seconds = float64(a.Frames) / float64(a.SampleRate)
+	}
 	us := &r.Usage
 	us.Completion = max(us.Completion, r.TokensOut)
 	if us.Completion == 0 && len(r.TextChunks) > 0 {

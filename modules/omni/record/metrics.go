@@ -135,7 +135,7 @@ func AudioUnderrun(r *Record) (float64, bool) {
 	worst, played := 0.0, 0.0
 	for i := 1; i < len(ch); i++ {
 		played += float64(ch[i-1].Bytes) / bps
-		worst = max(worst, (ch[i].At - ch[0].At).Seconds()-played)
+		worst = max(worst, (ch[i].At-ch[0].At).Seconds()-played)
 	}
 	return worst, true
 }

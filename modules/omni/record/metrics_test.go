@@ -168,7 +168,7 @@ func TestBuilderChatStream(t *testing.T) {
 	at := func(m int) time.Time { return t0.Add(time.Duration(m) * ms) }
 	b.OnTextChunk(at(50), nil, &chunk.Usage{PromptTokens: 812}) // role chunk
 	b.OnTextChunk(at(100), []byte("Hel"), &chunk.Usage{PromptTokens: 812, CompletionTokens: 2})
-	b.OnAudioChunk(at(120), "wav", chunk.AudioPiece{})          // empty talker segment
+	b.OnAudioChunk(at(120), "wav", chunk.AudioPiece{})             // empty talker segment
 	b.OnUsage(chunk.Usage{PromptTokens: 812, CompletionTokens: 0}) // audio chunk usage
 	b.OnAudioChunk(at(140), "wav", chunk.AudioPiece{Format: wav.PCM16(24000, 1), Bytes: 48000, Frames: 24000})
 	b.OnTextChunk(at(160), []byte("lo"), &chunk.Usage{PromptTokens: 812, CompletionTokens: 3})

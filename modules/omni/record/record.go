@@ -58,6 +58,8 @@ type Record struct {
 
 	Text        string
 	TextChunks  []TextChunk
+	TextSent    []time.Duration // websocket sessions: when each input.text piece was sent
+	Utterances  []Utterance     // websocket sessions: one per synthesized sentence
 	AudioChunks []AudioChunk
 	ImageTimes  []time.Duration
 
@@ -79,6 +81,32 @@ type TextChunk struct {
 	At     time.Duration
 	Bytes  int32 // length of the new content
 	Tokens int32 // running usage.completion_tokens on this chunk, -1 when absent
+}
+
+// Utterance is one sentence a websocket TTS session synthesized, from its audio.start
+// to its audio.done.
+type Utterance struct {
+	Index      int
+	Text       string        // sentence_text
+	Start      time.Duration // audio.start arrived
+	FirstAudio time.Duration // first audio of the sentence; 0 when none came
+	Done       time.Duration // audio.done arrived; 0 when it did not
+	Frames     int64
+	Seconds    float64
+}
+
+// TTFP is the wait from the sentence's audio.start to its first audio. The session's
+// own time to first packet, from the start, is AudioTTFP.
+func (u Utterance) TTFP() (time.Duration, bool) {
+	return u.FirstAudio - u.Start, u.FirstAudio > 0
+}
+
+// RTF is the sentence's synthesis time (audio.start to audio.done) over its duration.
+func (u Utterance) RTF() (float64, bool) {
+	if u.Seconds <= 0 || u.Done <= 0 {
+		return 0, false
+	}
+	return (u.Done - u.Start).Seconds() / u.Seconds, true
 }
 
 // AudioChunk is an audio chunk or raw stream read with its sample bytes.

@@ -1,0 +1,49 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/omnik-dev/omnik/modules/omni/record"
+)
+
+func images(endpoint string) func(context.Context, *http.Client, Request) *record.Record {
+	return func(ctx context.Context, hc *http.Client, req Request) *record.Record {
+		return Images(ctx, hc, req, endpoint)
+	}
+}
+
+func TestImagesGeneration(t *testing.T) {
+	t.Parallel()
+	body := `{"created":1760000000,"data":[{"b64_json":"` + pngB64(64, 32) + `","url":null,"revised_prompt":null},{"b64_json":"` + pngB64(16, 16) + `"}],"output_format":"png","size":"64x32","stage_durations":{"dit_gen_ms":812.5},"metrics":{"stage_metrics":{"0":{"stage_id":0,"stage_name":"dit","output_unit_type":"image","final_output_type":"image","stage_gen_time_ms":800,"output_unit_count":2,"denoise_step_latency_ms":16}}}}`
+	r := do(t, images(record.EndpointImages), replay{header: map[string]string{"Content-Type": "application/json"}, pieces: [][]byte{[]byte(body[:100]), []byte(body[100:])}}, Request{KeepImages: true})
+	if !r.OK() || r.Images.Count != 2 || r.Images.Width != 64 || r.Images.Pixels != 64*32+16*16 || len(r.Images.Data) != 2 {
+		t.Fatalf("%+v %+v", r.Err, r.Images)
+	}
+	if g, _ := record.ImageGenerationMS(r); g != 800 {
+		t.Fatalf("generation %v", g)
+	}
+	if d, _ := record.DenoiseStepMS(r); d != 16 || r.Images.StageDurations["dit_gen_ms"] != 812.5 {
+		t.Fatalf("denoise %v", d)
+	}
+}
+
+func TestImageEditStreamEveryByteBoundary(t *testing.T) {
+	t.Parallel()
+	stream := sseStream(
+		`{"object":"image.edit.chunk","type":"ar_delta","delta":"<think>","index":0,"created":1,"model":"m","metrics":null}`,
+		`{"object":"image.edit.chunk","type":"ar_delta","delta":"ok","index":0,"created":1,"model":"m","metrics":null}`,
+		`{"object":"image.edit.chunk","type":"image","data":[{"b64_json":"`+pngB64(8, 4)+`"}],"output_format":"png","size":"8x4"}`,
+		"[DONE]")
+	everySplit(t, images(record.EndpointImageEdit), replay{header: sseHeader, pieces: [][]byte{stream}}, Request{}, func(split int, r *record.Record) {
+		if !r.OK() || r.Text != "<think>ok" || len(record.ITL(r)) != 1 || r.Images.Count != 1 || r.Images.Pixels != 32 || r.Images.Data != nil {
+			t.Fatalf("split %d: %+v %q %+v", split, r.Err, r.Text, r.Images)
+		}
+	})
+	errStream := sseStream(`{"object":"error","created":1,"model":"m","error":{"message":"oom","type":"server_error","code":500}}`, "[DONE]")
+	r := do(t, images(record.EndpointImageEdit), replay{header: sseHeader, pieces: [][]byte{errStream}}, Request{})
+	if r.OK() || r.Err.Kind != record.KindStreamError {
+		t.Fatalf("error event: %+v", r.Err)
+	}
+}

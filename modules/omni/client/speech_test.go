@@ -1,0 +1,104 @@
+package client
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/omnik-dev/omnik/modules/omni/chunk"
+	"github.com/omnik-dev/omnik/modules/omni/record"
+	"github.com/omnik-dev/omnik/modules/omni/wav"
+)
+
+var pcm24k = chunk.AudioSpec{Format: "pcm", Raw: wav.PCM16(24000, 1)}
+
+func TestSpeechRawWAVStreamEveryByteBoundary(t *testing.T) {
+	t.Parallel()
+	// vLLM-Omni's raw wav stream: one header with both sizes 0xFFFFFFFF, then PCM16.
+	stream := wavBytes(24000, 120, 0xFFFFFFFF)
+	stream[4], stream[5], stream[6], stream[7] = 0xFF, 0xFF, 0xFF, 0xFF
+	everySplit(t, Speech, replay{header: map[string]string{"Content-Type": "audio/wav"}, pieces: [][]byte{stream}}, Request{Audio: pcm24k}, func(split int, r *record.Record) {
+		if !r.OK() || r.Audio.Format != "wav" || r.Audio.Frames != 120 || r.Audio.Bytes != 240 || r.Audio.Seconds != 0.005 {
+			t.Fatalf("split %d: %+v %+v", split, r.Err, r.Audio)
+		}
+		var sum int64
+		for _, c := range r.AudioChunks {
+			sum += c.Bytes
+		}
+		if sum != 240 || len(r.AudioChunks) > 2 {
+			t.Fatalf("split %d: chunks %+v", split, r.AudioChunks)
+		}
+	})
+}
+
+func TestSpeechRawPCM(t *testing.T) {
+	t.Parallel()
+	// Odd-sized reads: frames are counted on the running total, not per read.
+	pieces := [][]byte{make([]byte, 4801), make([]byte, 4799), make([]byte, 9600)}
+	r := do(t, Speech, replay{header: map[string]string{"Content-Type": "audio/pcm", "X-Vllm-Omni-Input-Tokens": "18", "X-Vllm-Omni-Output-Tokens": "77", "X-Vllm-Omni-Total-Tokens": "95"}, pieces: pieces},
+		Request{Audio: chunk.AudioSpec{Raw: wav.PCM16(24000, 1), Keep: true}})
+	if !r.OK() || r.Audio.Frames != 9600 || r.Audio.Seconds != 0.4 || len(r.Audio.Samples) != 19200 || r.Audio.Format != "pcm" {
+		t.Fatalf("%+v %+v", r.Err, r.Audio)
+	}
+	if r.Usage != (record.Usage{Prompt: 18, Completion: 77, Total: 95}) || r.Text != "" {
+		t.Fatalf("usage %+v", r.Usage)
+	}
+	if _, ok := record.AudioUnderrun(r); !ok {
+		t.Fatal("a raw speech stream has a continuity measurement")
+	}
+	if rtf, ok := record.AudioRTF(r); !ok || math.Abs(rtf-r.End.Seconds()/0.4) > 1e-12 {
+		t.Fatalf("rtf %v", rtf)
+	}
+}
+
+func TestSpeechRawFailures(t *testing.T) {
+	t.Parallel()
+	r := do(t, Speech, replay{header: map[string]string{"Content-Type": "audio/wav"}, pieces: [][]byte{[]byte("RIFF\xff\xff\xff\xffWAVEfmt ")}}, Request{Audio: pcm24k})
+	if r.OK() || r.Err.Kind != record.KindWAVBroken {
+		t.Fatalf("cut header: %+v", r.Err)
+	}
+	r = do(t, Speech, replay{header: map[string]string{"Content-Type": "audio/wav"}, pieces: [][]byte{[]byte("ID3\x04 not a wav at all")}}, Request{Audio: pcm24k})
+	if r.OK() || r.Err.Kind != record.KindWAVBroken || !strings.Contains(r.Err.Message, "not a RIFF/WAVE") {
+		t.Fatalf("not wav: %+v", r.Err)
+	}
+	r = do(t, Speech, replay{header: map[string]string{"Content-Type": "audio/pcm"}, pieces: [][]byte{make([]byte, 100)}, reset: true}, Request{Audio: pcm24k})
+	if r.OK() || r.Err.Kind != record.KindReset {
+		t.Fatalf("reset: %+v", r.Err)
+	}
+}
+
+func speechEvents(done bool, key string) []byte {
+	var b bytes.Buffer
+	for range 3 {
+		b.WriteString("event: speech.audio.delta\ndata: {\"type\":\"speech.audio.delta\",\"" + key + "\":\"" + b64(make([]byte, 480)) + "\",\"response_format\":\"pcm\"}\n\n")
+	}
+	if done {
+		b.WriteString("event: speech.audio.done\ndata: {\"type\":\"speech.audio.done\",\"usage\":{\"input_tokens\":119,\"output_tokens\":77,\"total_tokens\":196,\"input_token_details\":{\"text_tokens\":18,\"audio_tokens\":101}}}\n\n")
+	}
+	return b.Bytes()
+}
+
+func TestSpeechSSEEveryByteBoundary(t *testing.T) {
+	t.Parallel()
+	for _, key := range []string{"audio", "delta"} {
+		everySplit(t, Speech, replay{header: sseHeader, pieces: [][]byte{speechEvents(true, key)}}, Request{Audio: pcm24k}, func(split int, r *record.Record) {
+			if !r.OK() || r.Audio.Frames != 720 || len(r.AudioChunks) != 3 || r.Usage.Completion != 77 || r.Usage.Prompt != 119 {
+				t.Fatalf("%s split %d: %+v %+v %+v", key, split, r.Err, r.Audio, r.Usage)
+			}
+		})
+	}
+}
+
+func TestSpeechSSEFailures(t *testing.T) {
+	t.Parallel()
+	r := do(t, Speech, replay{header: sseHeader, pieces: [][]byte{speechEvents(false, "audio")}}, Request{Audio: pcm24k})
+	if r.OK() || r.Err.Kind != record.KindTruncated {
+		t.Fatalf("no done: %+v", r.Err)
+	}
+	stream := append(speechEvents(false, "audio"), "event: speech.audio.error\ndata: {\"type\":\"speech.audio.error\",\"error\":{\"message\":\"talker crashed\",\"type\":\"InternalServerError\",\"param\":null,\"code\":500}}\n\n"...)
+	r = do(t, Speech, replay{header: sseHeader, pieces: [][]byte{stream}}, Request{Audio: pcm24k})
+	if r.OK() || r.Err.Kind != record.KindStreamError || !strings.Contains(r.Err.Message, "talker crashed") {
+		t.Fatalf("error event: %+v", r.Err)
+	}
+}

@@ -1,0 +1,254 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/omnik-dev/omnik/modules/omni/chunk"
+	"github.com/omnik-dev/omnik/modules/omni/record"
+	"github.com/omnik-dev/omnik/modules/omni/wav"
+)
+
+// StreamRequest is one websocket TTS session on vLLM-Omni's /v1/audio/speech/stream.
+type StreamRequest struct {
+	URL    string // ws:// or wss://
+	Header http.Header
+	// Config holds the session.config fields (model, voice, response_format, stream_audio,
+	// split_granularity, …); its "type" is set here.
+	Config map[string]any
+	Text   []string      // pieces sent as input.text, then input.done
+	Pace   time.Duration // pause before each piece after the first, to imitate an LLM feeding the TTS
+	// Audio.Raw is the layout of binary PCM frames when audio.start does not say.
+	Audio         chunk.AudioSpec
+	Tags          map[string]string
+	IntendedStart time.Time
+	StallTimeout  time.Duration // longest wait for the next server message
+	OnEvent       func(at time.Time, data []byte)
+}
+
+// wsEvent is a server message of the speech stream protocol.
+type wsEvent struct {
+	Type          string       `json:"type"`
+	SentenceIndex int          `json:"sentence_index"`
+	SentenceText  string       `json:"sentence_text"`
+	Format        string       `json:"format"`
+	SampleRate    int          `json:"sample_rate"`
+	Channels      int          `json:"channels"`
+	AudioB64      chunk.String `json:"audio_b64"`
+	Error         *chunk.Error `json:"error"`
+	Message       string       `json:"message"`
+}
+
+// AudioStream runs one websocket TTS session: it sends the config and the text pieces
+// on one goroutine while this one reads and times audio.start, the audio (binary frames
+// or audio.chunk), audio.done and session.done.
+func AudioStream(ctx context.Context, d *websocket.Dialer, req StreamRequest) *record.Record {
+	b := record.NewBuilder(record.EndpointAudioStream, time.Now())
+	b.SetTags(req.Tags)
+	b.SetIntendedStart(req.IntendedStart)
+	conn, resp, err := d.DialContext(ctx, req.URL, req.Header)
+	if resp != nil {
+		b.SetStatus(resp.StatusCode)
+	}
+	if err != nil {
+		kind := record.KindConnect
+		switch {
+		case resp != nil:
+			kind = record.KindHTTPStatus
+		case ctx.Err() != nil:
+			kind = ctxKind(ctx)
+		}
+		b.Fail(kind, err.Error())
+		return b.Finish(time.Now())
+	}
+	// Unblock the read when the run stops the session.
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	wctx, cancelWriter := context.WithCancel(ctx)
+	sent := make(chan []time.Time, 1)
+	go func() { sent <- sendSession(wctx, conn, &req) }()
+
+	s := session{req: &req, b: b, conn: conn}
+	end := s.read(ctx)
+	stop()
+	cancelWriter()
+	if b.Failed() {
+		conn.Close() // also unblocks a writer stuck on a dead connection
+	}
+	for _, t := range <-sent {
+		b.OnTextSent(t)
+	}
+	if !b.Failed() {
+		conn.WriteJSON(map[string]string{"type": "session.close"})
+		conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
+	}
+	conn.Close()
+	return b.Finish(end)
+}
+
+// sendSession writes session.config, the pieces and input.done, returning when each
+// piece was sent. It stops quietly when the session ends first: the reader reports why.
+func sendSession(ctx context.Context, conn *websocket.Conn, req *StreamRequest) []time.Time {
+	cfg := map[string]any{}
+	for k, v := range req.Config {
+		cfg[k] = v
+	}
+	cfg["type"] = "session.config"
+	if conn.WriteJSON(cfg) != nil {
+		return nil
+	}
+	times := make([]time.Time, 0, len(req.Text))
+	for i, text := range req.Text {
+		if i > 0 && req.Pace > 0 {
+			select {
+			case <-time.After(req.Pace):
+			case <-ctx.Done():
+				return times
+			}
+		}
+		if conn.WriteJSON(map[string]string{"type": "input.text", "text": text}) != nil {
+			return times
+		}
+		times = append(times, time.Now())
+	}
+	conn.WriteJSON(map[string]string{"type": "input.done"})
+	return times
+}
+
+// session is the reading side of an AudioStream.
+type session struct {
+	req    *StreamRequest
+	b      *record.Builder
+	conn   *websocket.Conn
+	format string
+	f      wav.Format
+	ws     wav.Stream
+	bytes  int64 // PCM bytes of the current sentence, for frame counts across frames
+}
+
+// read consumes server messages until session.done or a failure and returns the arrival
+// of the last message.
+func (s *session) read(ctx context.Context) time.Time {
+	last := time.Now()
+	for {
+		if s.req.StallTimeout > 0 {
+			s.conn.SetReadDeadline(time.Now().Add(s.req.StallTimeout))
+		}
+		typ, data, err := s.conn.ReadMessage()
+		t := time.Now()
+		if err != nil {
+			s.fail(ctx, err)
+			return t
+		}
+		last = t
+		if s.req.OnEvent != nil {
+			s.req.OnEvent(t, data)
+		}
+		if typ == websocket.BinaryMessage {
+			if !s.pcm(t, data) {
+				return t
+			}
+			continue
+		}
+		var ev wsEvent
+		if err := json.Unmarshal(data, &ev); err != nil {
+			s.b.Fail(record.KindMalformed, fmt.Sprintf("websocket message: %v", err))
+			return t
+		}
+		if !s.event(t, &ev) {
+			return last
+		}
+	}
+}
+
+// event takes one JSON message and reports whether to keep reading.
+func (s *session) event(t time.Time, ev *wsEvent) bool {
+	switch ev.Type {
+	case "audio.start":
+		s.format, s.f, s.ws, s.bytes = ev.Format, s.req.Audio.Raw, wav.Stream{}, 0
+		if ev.SampleRate > 0 {
+			s.f.SampleRate = ev.SampleRate
+		}
+		if ev.Channels > 0 {
+			s.f.Channels = ev.Channels
+		}
+		s.b.OnUtteranceStart(t, ev.SentenceIndex, ev.SentenceText)
+	case "audio.chunk":
+		p, err := chunk.DecodeAudio(ev.AudioB64, chunk.AudioSpec{Format: s.format, Raw: s.f, Keep: s.req.Audio.Keep})
+		if err != nil {
+			s.b.Fail(record.KindWAVBroken, "audio.chunk: "+err.Error())
+			return false
+		}
+		s.b.OnAudioChunk(t, s.format, p)
+	case "audio.done":
+		s.b.OnUtteranceDone(t)
+	case "session.done":
+		return false
+	case "error":
+		msg := ev.Message
+		if ev.Error != nil {
+			msg = errorText(ev.Error)
+		}
+		s.b.Fail(record.KindStreamError, "error message: "+msg)
+		return false
+	}
+	return true
+}
+
+// pcm takes a binary frame: raw PCM, or for wav a sentence's WAV arriving in pieces.
+func (s *session) pcm(t time.Time, data []byte) bool {
+	if s.format == "wav" {
+		n, err := s.ws.Add(data)
+		if err != nil {
+			s.b.Fail(record.KindWAVBroken, "binary frame: "+err.Error())
+			return false
+		}
+		info, _ := s.ws.Info()
+		s.f, data = info.Format, data[len(data)-n:]
+	}
+	if len(data) == 0 {
+		return true
+	}
+	before := s.f.Frames(s.bytes)
+	s.bytes += int64(len(data))
+	p := chunk.AudioPiece{Format: s.f, WAV: s.format == "wav", Bytes: int64(len(data)), Frames: s.f.Frames(s.bytes) - before}
+	if s.req.Audio.Keep {
+		p.Samples = data
+	}
+	format := s.format
+	if format == "" {
+		format = "pcm"
+	}
+	s.b.OnAudioChunk(t, format, p)
+	return true
+}
+
+// fail classifies a read error; a close before session.done is a truncated session.
+func (s *session) fail(ctx context.Context, err error) {
+	var ne net.Error
+	var ce *websocket.CloseError
+	switch {
+	case ctx.Err() != nil:
+		s.b.Fail(ctxKind(ctx), err.Error())
+	case errors.As(err, &ne) && ne.Timeout():
+		s.b.Fail(record.KindStall, fmt.Sprintf("no message for %v", s.req.StallTimeout))
+	case errors.As(err, &ce) && ce.Code == websocket.CloseNormalClosure:
+		s.b.Fail(record.KindTruncated, "session closed before session.done")
+	default:
+		s.b.Fail(record.KindReset, err.Error())
+	}
+}
+
+// ctxKind names why a context ended.
+func ctxKind(ctx context.Context) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return record.KindTimeout
+	}
+	return record.KindCanceled
+}
