@@ -152,20 +152,14 @@ func (t *vuTags) Keys() []string {
 func (vu *VU) testObject() *goja.Object {
 	o := vu.rt.NewObject()
 	_ = o.Set("abort", func(msg goja.Value) {
-		reason := "test.abort() called"
-		if !isNullish(msg) {
-			reason = msg.String()
-		}
+		reason := reasonOr(msg, "test.abort() called")
 		if ctl := vu.runner.cfg.controller; ctl != nil {
 			ctl.Abort(reason)
 		}
 		vu.rt.Interrupt(&AbortError{Reason: reason})
 	})
 	_ = o.Set("fail", func(msg goja.Value) {
-		reason := "test.fail() called"
-		if !isNullish(msg) {
-			reason = msg.String()
-		}
+		reason := reasonOr(msg, "test.fail() called")
 		if ctl := vu.runner.cfg.controller; ctl != nil {
 			ctl.Fail(reason)
 		}
@@ -176,4 +170,11 @@ func (vu *VU) testObject() *goja.Object {
 	}
 	_ = o.Set("options", frozen(vu.rt, opts))
 	return o
+}
+
+func reasonOr(msg goja.Value, def string) string {
+	if isNullish(msg) {
+		return def
+	}
+	return msg.String()
 }
