@@ -113,7 +113,9 @@ func (s *scenario) iterate(ctx context.Context, vu VU, n uint64, intended time.T
 	}
 	s.completed.Add(1)
 	if err != nil {
-		r.log.Debug("iteration failed", "scenario", s.plan.Name, "error", err)
+		// An exception must be visible without -v: a run whose every iteration throws
+		// is not a passing run.
+		r.log.Error("iteration failed", "scenario", s.plan.Name, "error", js.Exception(err))
 	}
 	if r.minIteration > 0 {
 		s.pause(r.minIteration - time.Since(began))

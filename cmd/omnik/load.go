@@ -8,6 +8,7 @@ import (
 
 	"github.com/omnik-dev/omnik/engine"
 	"github.com/omnik-dev/omnik/js"
+	"github.com/omnik-dev/omnik/metrics"
 	"github.com/spf13/pflag"
 )
 
@@ -16,8 +17,9 @@ var moduleOptionKeys = []string{"omni"}
 
 // loadedTest is a script with its consolidated options.
 type loadedTest struct {
-	runner *js.Runner
-	opts   engine.Options
+	runner     *js.Runner
+	opts       engine.Options
+	trendStats []metrics.Stat
 }
 
 // loadTest loads the script and layers its options: defaults < --config < script <
@@ -62,7 +64,14 @@ func loadTest(path string, f *testFlags, fs *pflag.FlagSet, log *slog.Logger, js
 	if err != nil {
 		return nil, err
 	}
-	return &loadedTest{runner: r, opts: opts}, nil
+	// Checked here so a bad summaryTrendStats fails before anything runs.
+	stats := metrics.DefaultTrendStats()
+	if len(opts.SummaryTrendStats) > 0 {
+		if stats, err = metrics.ParseTrendStats(opts.SummaryTrendStats); err != nil {
+			return nil, invalid(err)
+		}
+	}
+	return &loadedTest{runner: r, opts: opts, trendStats: stats}, nil
 }
 
 func warnAll(log *slog.Logger, warnings []string) {

@@ -16,20 +16,13 @@ import (
 
 const handleSummaryTimeout = 2 * time.Minute
 
-func buildSummary(t *loadedTest, snap *metrics.Snapshot, ev metrics.Evaluation, d time.Duration, sections []metrics.Section, stdout io.Writer) (*metrics.Summary, error) {
-	stats := metrics.DefaultTrendStats()
-	if len(t.opts.SummaryTrendStats) > 0 {
-		var err error
-		if stats, err = metrics.ParseTrendStats(t.opts.SummaryTrendStats); err != nil {
-			return nil, invalid(fmt.Errorf("summaryTrendStats: %w", err))
-		}
-	}
+func buildSummary(t *loadedTest, snap *metrics.Snapshot, ev metrics.Evaluation, d time.Duration, sections []metrics.Section, stdout io.Writer) *metrics.Summary {
 	unit := "ms"
 	if t.opts.SummaryTimeUnit != nil {
 		unit = *t.opts.SummaryTimeUnit
 	}
-	opts := metrics.SummaryOptions{TrendStats: stats, TimeUnit: unit, NoColor: noColor(t.opts) || !isTerminal(stdout)}
-	return metrics.NewSummary(snap, ev, d, opts, sections...), nil
+	opts := metrics.SummaryOptions{TrendStats: t.trendStats, TimeUnit: unit, NoColor: noColor(t.opts) || !isTerminal(stdout)}
+	return metrics.NewSummary(snap, ev, d, opts, sections...)
 }
 
 // emitSummary prints the summary (or what handleSummary returns instead) and writes

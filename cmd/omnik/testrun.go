@@ -73,13 +73,16 @@ func runTest(cmd *cobra.Command, path string, f *runFlags) error {
 		log.Error(fmt.Sprintf("outputs (%s) lost %d points: they could not keep up or failed", outs.Description(), lost))
 	}
 	ev := metrics.EvaluateThresholds(ths, snap)
-	summary, err := buildSummary(t, snap, ev, res.Duration, omni.sections(), stdout)
-	if err != nil {
-		return err
-	}
+	summary := buildSummary(t, snap, ev, res.Duration, omni.sections(), stdout)
 	summaryErr := emitSummary(t.runner, summary, f, stdout, stderr, log)
 	if res.Err != nil {
 		log.Error(js.Exception(res.Err))
+	}
+	if res.AbortReason != "" {
+		log.Error("run aborted: " + res.AbortReason)
+	}
+	if res.Failed {
+		log.Error("test failed: " + res.FailReason)
 	}
 	return &exitOnly{code: exitCode(res, ev, interrupted, summaryErr)}
 }

@@ -84,6 +84,10 @@ func TestChatNonStreaming(t *testing.T) {
 	if ttft, _ := record.TTFT(r); ttft != r.End {
 		t.Fatalf("a whole body arrives at once: ttft %v e2el %v", ttft, r.End)
 	}
+	r = do(t, Chat, replay{header: json, pieces: [][]byte{[]byte(omni)}}, Request{MaxBody: 1000})
+	if r.OK() || r.Err.Kind != record.KindOversized || r.Err.Message != "client: response body too large: more than 1000 bytes" {
+		t.Fatalf("body limit: %+v", r.Err)
+	}
 	r = do(t, Chat, replay{header: json, pieces: [][]byte{[]byte(oai)}}, Request{Audio: chunk.AudioSpec{Format: "pcm16"}})
 	if !r.OK() || r.Text != "Hi there" || r.Audio.Frames != 240 || r.Audio.SampleRate != 24000 {
 		t.Fatalf("openai: %+v", r)

@@ -21,6 +21,9 @@ import (
 // DefaultMaxBody bounds a non-streamed body (JSON with base64 images or audio).
 const DefaultMaxBody = 256 << 20
 
+// ErrBodyTooLarge reports a non-streamed body beyond Request.MaxBody.
+var ErrBodyTooLarge = errors.New("client: response body too large")
+
 // Request is one call. Body is sent as is; the caller applies the defaults (stream,
 // stream_options, return_stage_metrics) when it builds it.
 type Request struct {
@@ -155,7 +158,7 @@ func (c *call) fail(err error) {
 		kind = record.KindTimeout
 	case errors.Is(err, context.Canceled):
 		kind = record.KindCanceled
-	case errors.Is(err, sse.ErrEventTooLarge):
+	case errors.Is(err, sse.ErrEventTooLarge) || errors.Is(err, ErrBodyTooLarge):
 		kind = record.KindOversized
 	case errors.Is(err, sse.ErrNoDone):
 		kind = record.KindTruncated
@@ -183,7 +186,7 @@ func (c *call) readBody() ([]byte, time.Time, error) {
 			c.touch()
 		}
 		if int64(buf.Len()) > limit {
-			return nil, time.Time{}, fmt.Errorf("%w: body exceeds %d bytes", sse.ErrEventTooLarge, limit)
+			return nil, time.Time{}, fmt.Errorf("%w: more than %d bytes", ErrBodyTooLarge, limit)
 		}
 		if err == io.EOF {
 			return buf.Bytes(), time.Now(), nil

@@ -245,3 +245,35 @@ func TestBuilderImages(t *testing.T) {
 		t.Fatalf("ttfc %v", d)
 	}
 }
+
+func TestUtterances(t *testing.T) {
+	t.Parallel()
+	b := NewBuilder(EndpointAudioStream, t0)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * ms) }
+	b.OnTextSent(at(1))
+	b.OnAudioChunk(at(5), "pcm", chunk.AudioPiece{Format: wav.PCM16(24000, 1), Bytes: 2, Frames: 1}) // before any sentence
+	b.OnUtteranceStart(at(100), 0, "Hello.")
+	b.OnAudioChunk(at(130), "pcm", chunk.AudioPiece{Format: wav.PCM16(24000, 1), Bytes: 24000, Frames: 12000})
+	b.OnAudioChunk(at(180), "pcm", chunk.AudioPiece{Format: wav.PCM16(24000, 1), Bytes: 24000, Frames: 12000})
+	b.OnUtteranceDone(at(200))
+	b.OnAudioChunk(at(210), "pcm", chunk.AudioPiece{Format: wav.PCM16(24000, 1), Bytes: 2, Frames: 1}) // after its done
+	b.OnUtteranceStart(at(300), 1, "Bye.")
+	r := b.Finish(at(400))
+	u := r.Utterances[0]
+	if ttfp, ok := u.TTFP(); !ok || ttfp != 30*ms {
+		t.Errorf("ttfp %v, want 130−100 ms", ttfp)
+	}
+	// 100 ms of synthesis for 1 s of audio.
+	if rtf, ok := u.RTF(); !ok || math.Abs(rtf-0.1) > 1e-12 || u.Frames != 24000 {
+		t.Errorf("rtf %v frames %d", rtf, u.Frames)
+	}
+	if _, ok := r.Utterances[1].TTFP(); ok {
+		t.Error("a sentence without audio has no ttfp")
+	}
+	if _, ok := r.Utterances[1].RTF(); ok {
+		t.Error("a sentence without audio has no rtf")
+	}
+	if len(r.TextSent) != 1 || r.TextSent[0] != ms || r.Audio.Frames != 24002 {
+		t.Errorf("sent %v frames %d", r.TextSent, r.Audio.Frames)
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"time"
 )
 
 // Errors returned by the parser; each is wrapped with the byte offset where it was found.
@@ -59,11 +58,6 @@ func (f Format) Seconds(frames int64) float64 {
 		return 0
 	}
 	return float64(frames) / float64(f.SampleRate)
-}
-
-// Duration is Seconds as a time.Duration.
-func (f Format) Duration(frames int64) time.Duration {
-	return time.Duration(f.Seconds(frames) * float64(time.Second))
 }
 
 // Header is a parsed WAV header.
