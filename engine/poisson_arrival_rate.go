@@ -66,16 +66,48 @@ func (e *poissonArrivalRate) shape() shape {
 }
 
 func (e *poissonArrivalRate) run(s *scenario) {
+	next := e.offsets()
+	e.arrivalPool.run(s, func() (time.Duration, bool) {
+		off, ok := next()
+		if !ok || (e.duration > 0 && off >= e.duration) {
+			return 0, false
+		}
+		return off, true
+	})
+}
+
+// offsets yields the arrival offsets. A count-bounded run at a finite rate follows
+// vllm bench serve exactly: every arrival, the first included, waits a gamma gap, and the
+// offsets are scaled so the last one falls at iterations/rate, which keeps throughput
+// stable across seeds. Otherwise the first arrival is at 0 and the gaps are not scaled.
+func (e *poissonArrivalRate) offsets() func() (time.Duration, bool) {
 	gaps := newGammaGaps(e.seed, e.burstiness, e.meanGap)
+	if e.iterations > 0 && e.duration == 0 && e.meanGap > 0 {
+		at := make([]float64, e.iterations)
+		var t float64
+		for i := range at {
+			t += gaps.next()
+			at[i] = t
+		}
+		scale := float64(e.iterations) * e.meanGap / t
+		i := 0
+		return func() (time.Duration, bool) {
+			if i >= len(at) {
+				return 0, false
+			}
+			i++
+			return time.Duration(at[i-1] * scale), true
+		}
+	}
 	var i int64
 	var t float64
-	e.arrivalPool.run(s, func() (time.Duration, bool) {
-		off := time.Duration(t)
-		if (e.iterations > 0 && i >= e.iterations) || (e.duration > 0 && off >= e.duration) {
+	return func() (time.Duration, bool) {
+		if e.iterations > 0 && i >= e.iterations {
 			return 0, false
 		}
 		i++
+		off := time.Duration(t)
 		t += gaps.next()
 		return off, true
-	})
+	}
 }

@@ -178,3 +178,27 @@ export default async function () { await delay(10000, 'late'); }`), 0o644)
 		t.Fatalf("second iteration err = %v", err)
 	}
 }
+
+func TestModuleExtensionAddsNamedExports(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.js")
+	_ = os.WriteFile(path, []byte(`import { SharedArray, answer } from 'omnik/data';
+const a = new SharedArray('a', () => [1, 2]);
+globalThis.ok = answer() === 42 && a.length === 2 ? 'ok' : 'bad';
+export default function () {}`), 0o644)
+	ext := func(vu *VU) (*Exports, error) {
+		return &Exports{Named: map[string]any{"answer": func() int { return 42 }}}, nil
+	}
+	r, err := Load(path, WithModuleExtension("omnik/data", ext))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vu, err := r.NewVU(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := vu.rt.Get("ok").String(); got != "ok" {
+		t.Errorf("ok = %q", got)
+	}
+}

@@ -27,12 +27,25 @@ func (vu *VU) require(name string) *goja.Object {
 		return m
 	}
 	mod, ok := vu.runner.cfg.modules[name]
+	extensions := vu.runner.cfg.extensions[name]
+	if !ok && len(extensions) > 0 {
+		mod, ok = func(*VU) (*Exports, error) { return &Exports{Named: map[string]any{}}, nil }, true
+	}
 	if !ok {
 		panic(vu.rt.NewTypeError("unknown module %q: built-in modules are omnik, omnik/metrics, omnik/execution, omnik/data and omni; your own files are imported with a relative path like './lib.js'", name))
 	}
 	ex, err := mod(vu)
 	if err != nil {
 		panic(vu.rt.NewGoError(err))
+	}
+	for _, ext := range extensions {
+		more, err := ext(vu)
+		if err != nil {
+			panic(vu.rt.NewGoError(err))
+		}
+		for k, v := range more.Named {
+			ex.Named[k] = v
+		}
 	}
 	obj := vu.rt.NewObject()
 	named := vu.rt.NewObject()

@@ -27,6 +27,7 @@ type Option func(*config)
 
 type config struct {
 	modules    map[string]Module
+	extensions map[string][]Module
 	env        map[string]string
 	tags       map[string]string
 	logger     *slog.Logger
@@ -39,6 +40,12 @@ type config struct {
 
 // WithModule registers a module under an import name.
 func WithModule(name string, m Module) Option { return func(c *config) { c.modules[name] = m } }
+
+// WithModuleExtension adds named exports to a module, built-in or not: other packages
+// extend omnik/data with their dataset loaders without js importing them.
+func WithModuleExtension(name string, m Module) Option {
+	return func(c *config) { c.extensions[name] = append(c.extensions[name], m) }
+}
 
 // WithEnv sets __ENV (before per-scenario env).
 func WithEnv(env map[string]string) Option { return func(c *config) { c.env = env } }
@@ -84,8 +91,9 @@ func Load(path string, opts ...Option) (*Runner, error) {
 	}
 	r := &Runner{code: code, files: newFileCache(), shared: newSharedStore()}
 	r.cfg = config{
-		modules: builtinModules(),
-		logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
+		modules:    builtinModules(),
+		extensions: map[string][]Module{},
+		logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	WithRegistry(metrics.NewRegistry())(&r.cfg)
 	r.Configure(opts...)
