@@ -49,7 +49,7 @@ func (f *mockFlags) server() (*mock.Server, error) {
 		opts = append(opts, mock.WithProfile(f.profile))
 	}
 	// Flags override the config file only when given.
-	changed := func(name string) bool { return f.fs.Changed(f.prefix + name) }
+	changed := func(name string) bool { return f.fs != nil && f.fs.Changed(f.prefix+name) }
 	if changed("seed") {
 		opts = append(opts, mock.WithSeed(f.seed))
 	}

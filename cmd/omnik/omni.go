@@ -23,6 +23,8 @@ type omniFlags struct {
 	noStageSummary    bool
 	percentileMetrics string
 	metricPercentiles string
+	// bench sets what only `omnik bench` prints: goodput, concurrency cap, configured rate.
+	bench omni.SectionOptions
 }
 
 func (f *omniFlags) register(fs *pflag.FlagSet) {
@@ -58,12 +60,16 @@ func (f *omniFlags) setup(reg *metrics.Registry, log *slog.Logger, stderr io.Wri
 		return nil, invalid(fmt.Errorf("--metric-percentiles: %w", err))
 	}
 	o.section.NoStages = f.noStageSummary
+	o.section.Goodput = f.bench.Goodput
+	o.section.MaxConcurrency = f.bench.MaxConcurrency
+	o.section.RequestRate = f.bench.RequestRate
 	o.module = omni.New(reg, omni.WithRecords(func(r any) {
 		if o.out != nil {
 			o.out.AddRecord(r)
 		}
 	}))
-	o.jsOptions = []js.Option{js.WithModule("omni", o.module.JS())}
+	o.jsOptions = []js.Option{js.WithModule("omni", o.module.JS()),
+		js.WithModuleExtension("omnik/data", o.module.DataExtension())}
 	if f.mock {
 		if o.server, err = f.mockFlags.server(); err != nil {
 			return nil, invalid(err)

@@ -13,6 +13,8 @@ type runFlags struct {
 	quiet         bool
 	verbose       bool
 	omni          omniFlags
+	// afterSummary runs once the summary is out (omnik bench writes --save-result there).
+	afterSummary func(*omniRun) error
 }
 
 func newRunCommand() *cobra.Command {

@@ -75,6 +75,11 @@ func runTest(cmd *cobra.Command, path string, f *runFlags) error {
 	ev := metrics.EvaluateThresholds(ths, snap)
 	summary := buildSummary(t, snap, ev, res.Duration, omni.sections(), stdout)
 	summaryErr := emitSummary(t.runner, summary, f, stdout, stderr, log)
+	if f.afterSummary != nil {
+		if err := f.afterSummary(omni); err != nil {
+			log.Error(err.Error())
+		}
+	}
 	if res.Err != nil {
 		log.Error(js.Exception(res.Err))
 	}

@@ -1,11 +1,9 @@
 package omni
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"mime/multipart"
 	"net/http"
 	"sort"
 	"time"
@@ -96,11 +94,7 @@ func (c *target) run(ctx context.Context, ep endpoint, cl call) *record.Record {
 		b.Fail(record.KindMalformed, fmt.Sprintf("%s: request body: %v", ep.name, err))
 		return b.Finish(time.Now())
 	}
-	timeout := c.cfg.Timeout.D()
-	if cl.timeout > 0 {
-		timeout = cl.timeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, c.timeout(cl))
 	defer cancel()
 	format, _ := cl.body["response_format"].(string)
 	if ep.path != speechEndpoint.path {
@@ -115,58 +109,58 @@ func (c *target) run(ctx context.Context, ep endpoint, cl call) *record.Record {
 	})
 }
 
+// timeout is the call's own timeout, else the client's.
+func (c *target) timeout(cl call) time.Duration {
+	if cl.timeout > 0 {
+		return cl.timeout
+	}
+	return c.cfg.Timeout.D()
+}
+
 func jsonBody(body map[string]any) ([]byte, string, error) {
 	b, err := json.Marshal(base64Binary(body, ""))
 	return b, "application/json", err
 }
 
-// multipartBody encodes an image edit: binary or URL `image` (one or several) and
-// `mask_image` as files, every other field as a form field.
+// multipartBody encodes an image edit: binary `image` (one or several) and `mask_image`
+// as files, every other value (URLs included) as a form field.
 func multipartBody(body map[string]any) ([]byte, string, error) {
-	var buf bytes.Buffer
-	w := multipart.NewWriter(&buf)
 	keys := make([]string, 0, len(body))
 	for k := range body {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	var fields [][2]string
+	var files []client.FormFile
+	var add func(key string, v any) error
+	add = func(key string, v any) error {
+		switch x := v.(type) {
+		case []any:
+			for _, e := range x {
+				if err := add(key, e); err != nil {
+					return err
+				}
+			}
+		case binary:
+			files = append(files, client.FormFile{Field: key, Name: key + extension(x), ContentType: http.DetectContentType(x), Data: x})
+		case string:
+			fields = append(fields, [2]string{key, x})
+		case nil:
+		default:
+			b, err := json.Marshal(v)
+			if err != nil {
+				return fmt.Errorf("field %q: %w", key, err)
+			}
+			fields = append(fields, [2]string{key, string(b)})
+		}
+		return nil
+	}
 	for _, k := range keys {
-		if err := writePart(w, k, body[k]); err != nil {
+		if err := add(k, body[k]); err != nil {
 			return nil, "", err
 		}
 	}
-	if err := w.Close(); err != nil {
-		return nil, "", err
-	}
-	return buf.Bytes(), w.FormDataContentType(), nil
-}
-
-func writePart(w *multipart.Writer, key string, v any) error {
-	switch x := v.(type) {
-	case []any:
-		for _, e := range x {
-			if err := writePart(w, key, e); err != nil {
-				return err
-			}
-		}
-		return nil
-	case binary:
-		fw, err := w.CreateFormFile(key, key+extension(x))
-		if err != nil {
-			return err
-		}
-		_, err = fw.Write(x)
-		return err
-	case string:
-		return w.WriteField(key, x)
-	case nil:
-		return nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return w.WriteField(key, string(b))
+	return client.Multipart(fields, files)
 }
 
 func extension(b []byte) string {

@@ -3,16 +3,21 @@ package omni
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/omnik-dev/omnik/modules/omni/client"
 )
 
-// target is one server: its configuration and its own connection pool.
+// target is one server: its configuration, its own connection pool and its websocket
+// dialer.
 type target struct {
 	cfg  Config
 	http *http.Client
+	ws   *websocket.Dialer
 
 	modelOnce sync.Once
 	modelName string
@@ -20,17 +25,8 @@ type target struct {
 
 func newTarget(cfg Config) *target {
 	cfg = cfg.withDefaults()
-	tr := &http.Transport{
-		Proxy:       http.ProxyFromEnvironment,
-		DialContext: (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		// No artificial cap: a load test must open as many connections as it has requests.
-		MaxIdleConns:        0,
-		MaxIdleConnsPerHost: 100000,
-		IdleConnTimeout:     90 * time.Second,
-		// Compressed SSE would hold events in the decompressor and skew chunk times.
-		DisableCompression: true,
-	}
-	return &target{cfg: cfg, http: &http.Client{Transport: tr}}
+	ws := &websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: 30 * time.Second}
+	return &target{cfg: cfg, http: client.NewHTTPClient(), ws: ws}
 }
 
 // model is the configured model, or the first one GET /v1/models lists (asked once).

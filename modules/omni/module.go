@@ -8,6 +8,7 @@ import (
 	"github.com/dop251/goja"
 	"github.com/omnik-dev/omnik/js"
 	"github.com/omnik-dev/omnik/metrics"
+	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
 // Module is the omni module of one run: its default client, the clients scripts make,
@@ -16,6 +17,8 @@ type Module struct {
 	metrics *Metrics
 	log     *requestLog
 	records func(any)
+
+	datasets datasets
 
 	mu      sync.Mutex
 	cfg     Config
@@ -31,7 +34,8 @@ func WithRecords(f func(any)) Option { return func(m *Module) { m.records = f } 
 
 // New makes the module of one run and registers its metrics in reg.
 func New(reg *metrics.Registry, opts ...Option) *Module {
-	m := &Module{metrics: RegisterMetrics(reg), log: newRequestLog(), records: func(any) {}}
+	m := &Module{metrics: RegisterMetrics(reg), log: newRequestLog(), records: func(any) {},
+		datasets: datasets{bySpec: map[string]*loadedDataset{}}}
 	for _, o := range opts {
 		o(m)
 	}
@@ -100,6 +104,7 @@ func (m *Module) api(vu *js.VU, c *target) *goja.Object {
 	_ = o.Set("images", images)
 	audio := rt.NewObject()
 	_ = audio.Set("speech", m.callFn(vu, get, speechEndpoint))
+	_ = audio.Set("stream", m.streamFn(vu, get))
 	_ = o.Set("audio", audio)
 	_ = o.Set("client", func(cfg map[string]any) *goja.Object {
 		vu.RequireInitContext("omni.client()")
@@ -143,47 +148,58 @@ func (m *Module) newScriptClient(raw map[string]any) *target {
 	return c
 }
 
-// callFn wraps one endpoint as an async JS function (body, params) → Promise<result>.
+// callFn wraps one HTTP endpoint as an async JS function (body, params) → Promise<result>.
 func (m *Module) callFn(vu *js.VU, get func() *target, ep endpoint) func(goja.FunctionCall) goja.Value {
 	return func(fc goja.FunctionCall) goja.Value {
 		vu.RequireVUContext(ep.name)
-		cl, p := m.prepare(vu, fc.Argument(0), fc.Argument(1))
+		cl, p := m.prepare(vu, ep.name, fc.Argument(0), fc.Argument(1))
 		c := get()
-		tags := vu.Tags().Merge(p.tags)
-		if c.cfg.Target != "" {
-			tags = tags.With("target", c.cfg.Target)
-		}
-		scenario := ""
-		if it := vu.Iteration(); it != nil && it.Scenario != nil {
-			scenario = it.Scenario.Name
-		}
-		meta := vu.Metadata()
-		promise := vu.Promise(func(ctx context.Context) js.Settle {
-			rec := c.run(ctx, ep, cl)
-			rec.Tags = tags.Map()
-			samples := m.metrics.samples(rec, tags, meta)
+		return m.start(vu, c, p, func(ctx context.Context) *record.Record { return c.run(ctx, ep, cl) })
+	}
+}
+
+// start runs one call on its own goroutine and returns the promise of its result. On the
+// way its record becomes samples, a row of the summary and a line of --out json.
+func (m *Module) start(vu *js.VU, c *target, p params, run func(context.Context) *record.Record) goja.Value {
+	tags := vu.Tags().Merge(p.tags)
+	if c.cfg.Target != "" {
+		tags = tags.With("target", c.cfg.Target)
+	}
+	scenario := ""
+	if it := vu.Iteration(); it != nil && it.Scenario != nil {
+		scenario = it.Scenario.Name
+	}
+	meta := vu.Metadata()
+	promise := vu.Promise(func(ctx context.Context) js.Settle {
+		rec := run(ctx)
+		rec.Tags = tags.Map()
+		var samples []metrics.Sample
+		if !p.discard {
+			samples = m.metrics.samples(rec, tags, meta)
 			m.log.add(scenario, reportRequest(rec, m.log.origin))
 			m.records(requestRecord(rec))
-			return func() (any, error) {
-				vu.Emit(samples...)
-				return resultObject(vu.Runtime(), rec, p), nil
-			}
-		})
-		return vu.Runtime().ToValue(promise)
-	}
+		}
+		return func() (any, error) {
+			vu.Emit(samples...)
+			return resultObject(vu.Runtime(), rec, p), nil
+		}
+	})
+	return vu.Runtime().ToValue(promise)
 }
 
 // params are omnik's own parameters, the second argument of every call.
 type params struct {
 	tags      *metrics.TagSet
 	keepAudio bool
+	// discard keeps the call out of every metric, record and summary (warmup requests).
+	discard bool
 }
 
-func (m *Module) prepare(vu *js.VU, bodyV, paramsV goja.Value) (call, params) {
+func (m *Module) prepare(vu *js.VU, name string, bodyV, paramsV goja.Value) (call, params) {
 	rt := vu.Runtime()
 	body, ok := exportBody(bodyV).(map[string]any)
 	if !ok {
-		panic(rt.NewTypeError("the first argument must be the request body object"))
+		panic(rt.NewTypeError(name + ": the first argument must be an object (the request body or session config)"))
 	}
 	cl := call{body: body, sampleRate: 24000}
 	if it := vu.Iteration(); it != nil {
@@ -213,6 +229,9 @@ func (m *Module) prepare(vu *js.VU, bodyV, paramsV goja.Value) (call, params) {
 			cl.headers[k] = h.Get(k).String()
 		}
 	}
+	if v := po.Get("discard"); v != nil {
+		p.discard = v.ToBoolean()
+	}
 	if v := po.Get("keepAudio"); v != nil {
 		p.keepAudio = v.ToBoolean()
 		cl.keepAudio = p.keepAudio
@@ -233,3 +252,7 @@ func (m *Module) prepare(vu *js.VU, bodyV, paramsV goja.Value) (call, params) {
 	}
 	return cl, p
 }
+
+// Model is the default client's model: the configured one, or the first that
+// GET /v1/models listed.
+func (m *Module) Model() string { return m.defaultClient().model(context.Background()) }

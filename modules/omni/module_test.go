@@ -1,7 +1,11 @@
 package omni
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,10 +40,24 @@ func (k *sink) values(name string, tag, want string) []float64 {
 	return out
 }
 
+// scriptEnv is what a test script runs with beyond its source: files beside it, the
+// client configuration (BaseURL is the simulator's) and where request records go.
+type scriptEnv struct {
+	files   map[string][]byte
+	cfg     Config
+	records func(any)
+	mock    []mock.Option
+}
+
 // runScript runs one iteration of src with the omni module pointed at the simulator.
 func runScript(t *testing.T, src string, mockOpts ...mock.Option) (*sink, *Module, *js.VU) {
 	t.Helper()
-	srv, err := mock.New(append([]mock.Option{mock.WithSpeed(20)}, mockOpts...)...)
+	return runScriptIn(t, scriptEnv{mock: mockOpts}, src)
+}
+
+func runScriptIn(t *testing.T, env scriptEnv, src string) (*sink, *Module, *js.VU) {
+	t.Helper()
+	srv, err := mock.New(append([]mock.Option{mock.WithSpeed(20)}, env.mock...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,10 +67,21 @@ func runScript(t *testing.T, src string, mockOpts ...mock.Option) (*sink, *Modul
 	}
 	t.Cleanup(func() { _ = srv.Close() })
 	reg := metrics.NewRegistry()
-	mod := New(reg)
-	mod.Configure(Config{BaseURL: url})
+	var opts []Option
+	if env.records != nil {
+		opts = append(opts, WithRecords(env.records))
+	}
+	mod := New(reg, opts...)
+	env.cfg.BaseURL = url
+	mod.Configure(env.cfg)
 	t.Cleanup(mod.Close)
-	path := filepath.Join(t.TempDir(), "s.js")
+	dir := t.TempDir()
+	for name, data := range env.files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, "s.js")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -168,5 +197,63 @@ func TestAPIKeyIsSentButNeverShown(t *testing.T) {
 	}
 	if strings.Contains(c.String(), "sk-secret") {
 		t.Errorf("Config.String() shows the key: %s", c)
+	}
+}
+
+// pngFile is a w×h PNG, for image edits read with open(path, 'b').
+func pngFile(t *testing.T, w, h int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, w, h))); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestImageEditsSendBinaryAsMultipart(t *testing.T) {
+	t.Parallel()
+	_, _, vu := runScriptIn(t, scriptEnv{files: map[string][]byte{"in.png": pngFile(t, 40, 24)}}, `import { images } from 'omni';
+const img = open('in.png', 'b');
+export default async function () {
+  const [e, s] = await Promise.all([
+    images.edit({ model: 'ByteDance-Seed/BAGEL-7B-MoT', prompt: 'make it blue', image: img }),
+    images.edit({ model: 'tencent/HunyuanImage-3.0', prompt: 'make it red', image: [img], stream: true }),
+  ]);
+  globalThis.got = JSON.stringify([e.ok, e.images.count, e.images.width, e.images.height, s.ok, s.images.count, s.timings.ttft > 0, s.text.length > 0]);
+  globalThis.errs = JSON.stringify([e.error, s.error]);
+}`)
+	if got, want := vu.Runtime().Get("got").String(), "[true,1,40,24,true,1,true,true]"; got != want {
+		t.Errorf("edit, streamed edit = %s, want %s (errors %s)", got, want, vu.Runtime().Get("errs"))
+	}
+}
+
+func TestAPIKeyNeverInRecordsOrResults(t *testing.T) {
+	t.Parallel()
+	const key = "sk-omnik-test-secret"
+	var mu sync.Mutex
+	var records []any
+	env := scriptEnv{cfg: Config{APIKey: key}, records: func(r any) { mu.Lock(); records = append(records, r); mu.Unlock() }}
+	_, _, vu := runScriptIn(t, env, `import omni from 'omni';
+export default async function () {
+  const rs = await Promise.all([
+    omni.chat({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }),
+    omni.chat({ messages: [{ role: 'user', content: 'hi' }] }, { headers: { 'X-Omnik-Mock-Fault': 'http500' } }),
+    omni.audio.stream({ model: 'Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice', input: 'Hi.' }),
+    omni.audio.stream({ input: 'Hi.' }, { headers: { 'X-Omnik-Mock-Fault': 'http503' } }),
+  ]);
+  globalThis.results = JSON.stringify(rs);
+}`)
+	results := vu.Runtime().Get("results").String()
+	if strings.Contains(results, key) || !strings.Contains(results, "http_status") {
+		t.Errorf("results show the key or lack the failures: %s", results)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	out, err := json.Marshal(records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(records) != 4 || strings.Contains(string(out), key) {
+		t.Errorf("%d records, want 4 without the key: %s", len(records), out)
 	}
 }

@@ -46,10 +46,35 @@ func resultObject(rt *goja.Runtime, r *record.Record, p params) map[string]any {
 	if r.Err != nil {
 		res["error"] = map[string]any{"kind": r.Err.Kind, "message": r.Err.Message}
 	}
+	if r.Endpoint == record.EndpointAudioStream {
+		res["utterances"] = utterancesObject(r)
+	}
 	if p.keepAudio && r.Audio.Samples != nil {
 		res["audio"].(map[string]any)["data"] = rt.NewArrayBuffer(r.Audio.Samples)
 	}
 	return res
+}
+
+// utterancesObject lists a websocket session's sentences: times in ms from the session
+// start, ttfp from when the sentence's text was all sent (record.Utterance.TTFP), duration
+// in seconds like audio.duration.
+func utterancesObject(r *record.Record) []any {
+	out := make([]any, len(r.Utterances))
+	for i, u := range r.Utterances {
+		o := map[string]any{"index": u.Index, "text": u.Text, "start": ms(u.Start),
+			"duration": u.Seconds, "frames": u.Frames}
+		if v, ok := u.TTFP(); ok {
+			o["ttfp"], o["firstAudio"] = ms(v), ms(u.FirstAudio)
+		}
+		if v, ok := u.RTF(); ok {
+			o["rtf"] = v
+		}
+		if u.Done > 0 {
+			o["done"] = ms(u.Done)
+		}
+		out[i] = o
+	}
+	return out
 }
 
 func stagesObject(r *record.Record) map[string]any {
@@ -85,6 +110,9 @@ func requestRecord(r *record.Record) map[string]any {
 	}
 	if !r.IntendedStart.IsZero() {
 		rec["intended_start"] = r.IntendedStart
+	}
+	if r.Endpoint == record.EndpointAudioStream {
+		rec["text_sent"], rec["utterances"] = r.TextSent, r.Utterances
 	}
 	if r.Err != nil {
 		rec["error"] = map[string]any{"kind": r.Err.Kind, "message": r.Err.Message}

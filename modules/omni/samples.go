@@ -14,6 +14,7 @@ type Metrics struct {
 	E2EL, E2ELIntended, TTFT, TTFC, TTFCIntended      *metrics.Metric
 	TPOT, ITL                                         *metrics.Metric
 	AudioTTFP, AudioRTF, AudioDuration, AudioUnderrun *metrics.Metric
+	UtteranceTTFP, UtteranceRTF                       *metrics.Metric
 	InputTokens, OutputTokens                         *metrics.Metric
 	Images, ImagePixels, ImageGeneration, DenoiseStep *metrics.Metric
 	StageGenTime, StageServingTTFO, StageTPOP         *metrics.Metric
@@ -38,6 +39,8 @@ func RegisterMetrics(r *metrics.Registry) *Metrics {
 		AudioRTF:         r.MustNew("audio_rtf", metrics.Trend, metrics.Default),
 		AudioDuration:    trend("audio_duration"),
 		AudioUnderrun:    trend("audio_underrun"),
+		UtteranceTTFP:    trend("utterance_ttfp"),
+		UtteranceRTF:     r.MustNew("utterance_rtf", metrics.Trend, metrics.Default),
 		InputTokens:      r.MustNew("input_tokens", metrics.Counter, metrics.Default),
 		OutputTokens:     r.MustNew("output_tokens", metrics.Counter, metrics.Default),
 		Images:           r.MustNew("images", metrics.Counter, metrics.Default),
@@ -102,6 +105,14 @@ func (m *Metrics) samples(r *record.Record, base *metrics.TagSet, meta map[strin
 	}
 	if v, ok := record.AudioUnderrun(r); ok {
 		add(m.AudioUnderrun, audio, v*1000)
+	}
+	for _, u := range r.Utterances {
+		if v, ok := u.TTFP(); ok {
+			add(m.UtteranceTTFP, audio, ms(v))
+		}
+		if v, ok := u.RTF(); ok {
+			add(m.UtteranceRTF, audio, v)
+		}
 	}
 	if n := record.ImageCount(r); n > 0 {
 		add(m.Images, image, float64(n))

@@ -37,6 +37,11 @@ type SectionOptions struct {
 	Metrics     []string  // --percentile-metrics; nil = every metric with data
 	Percentiles []float64 // --metric-percentiles; nil = 99
 	NoStages    bool      // --no-stage-summary
+	// Goodput, MaxConcurrency and RequestRate are omnik bench's --goodput,
+	// --max-concurrency and --request-rate, printed where vllm bench serve prints them.
+	Goodput        []report.SLO
+	MaxConcurrency int
+	RequestRate    float64
 }
 
 // section is the summary block of the omni module.
@@ -54,26 +59,43 @@ type scenarioResult struct {
 
 // results aggregates the whole run and, when there are several scenarios, each one.
 func (s *section) results() []scenarioResult {
-	s.log.mu.Lock()
-	defer s.log.mu.Unlock()
-	var all []report.Request
-	names := append([]string(nil), s.log.order...)
-	sort.Strings(names)
-	for _, n := range names {
-		all = append(all, s.log.byScenario[n]...)
-	}
+	all, names := s.log.all()
 	if len(all) == 0 {
 		return nil
 	}
-	opts := report.Options{Percentiles: s.opts.Percentiles}
+	opts := s.opts.aggregate()
 	out := []scenarioResult{{"", report.Aggregate(all, span(all), opts)}}
 	if len(names) > 1 {
 		for _, n := range names {
-			reqs := s.log.byScenario[n]
+			reqs := s.log.scenario(n)
 			out = append(out, scenarioResult{n, report.Aggregate(reqs, span(reqs), opts)})
 		}
 	}
 	return out
+}
+
+func (o SectionOptions) aggregate() report.Options {
+	return report.Options{Percentiles: o.Percentiles, Goodput: o.Goodput,
+		MaxConcurrency: o.MaxConcurrency, RequestRate: o.RequestRate}
+}
+
+// all returns every request, scenario by scenario in name order, and the names.
+func (l *requestLog) all() ([]report.Request, []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	names := append([]string(nil), l.order...)
+	sort.Strings(names)
+	var all []report.Request
+	for _, n := range names {
+		all = append(all, l.byScenario[n]...)
+	}
+	return all, names
+}
+
+func (l *requestLog) scenario(name string) []report.Request {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.byScenario[name]
 }
 
 // span is the benchmark duration: first request start to last request end.

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -46,6 +47,21 @@ type Request struct {
 	// OnEvent, when set, sees every SSE event's data (valid during the call only) and its
 	// arrival time. It runs on the reading goroutine: it must not block.
 	OnEvent func(at time.Time, data []byte)
+}
+
+// NewHTTPClient is the HTTP client of one target: its own connection pool, kept alive.
+func NewHTTPClient() *http.Client {
+	tr := &http.Transport{
+		Proxy:       http.ProxyFromEnvironment,
+		DialContext: (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		// No artificial cap: a load test must open as many connections as it has requests.
+		MaxIdleConns:        0,
+		MaxIdleConnsPerHost: 100000,
+		IdleConnTimeout:     90 * time.Second,
+		// Compressed SSE would hold events in the decompressor and skew chunk times.
+		DisableCompression: true,
+	}
+	return &http.Client{Transport: tr}
 }
 
 // call is one request in flight.

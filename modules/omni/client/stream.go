@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -42,8 +44,27 @@ type wsEvent struct {
 	SampleRate    int          `json:"sample_rate"`
 	Channels      int          `json:"channels"`
 	AudioB64      chunk.String `json:"audio_b64"`
-	Error         *chunk.Error `json:"error"`
-	Message       string       `json:"message"`
+	// Error is an object or string on an error message, but a bool on audio.done (the
+	// sentence failed and the session goes on), so it is decoded by errorMessage only.
+	Error   json.RawMessage `json:"error"`
+	Message string          `json:"message"`
+}
+
+// errorMessage is the text of an error message: message, else error as a string or an
+// object.
+func (ev *wsEvent) errorMessage() string {
+	if ev.Message != "" {
+		return ev.Message
+	}
+	var e chunk.Error
+	if json.Unmarshal(ev.Error, &e) == nil {
+		return errorText(&e)
+	}
+	var s string
+	if json.Unmarshal(ev.Error, &s) == nil && s != "" {
+		return s
+	}
+	return string(ev.Error)
 }
 
 // AudioStream runs one websocket TTS session: it sends the config and the text pieces
@@ -89,7 +110,32 @@ func AudioStream(ctx context.Context, d *websocket.Dialer, req StreamRequest) *r
 		conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
 	}
 	conn.Close()
-	return b.Finish(end)
+	r := b.Finish(end)
+	markReady(r, req.Text)
+	return r
+}
+
+// markReady sets each utterance's Ready: when the piece holding the end of its
+// sentence_text was sent. Sentences are found in order in the text sent; one the server
+// reworded stays unknown, and so do the ones after it.
+func markReady(r *record.Record, pieces []string) {
+	var all strings.Builder
+	ends := make([]int, 0, len(r.TextSent)) // byte offset where each sent piece ends
+	for _, p := range pieces[:len(r.TextSent)] {
+		all.WriteString(p)
+		ends = append(ends, all.Len())
+	}
+	text, cursor := all.String(), 0
+	for i := range r.Utterances {
+		u := &r.Utterances[i]
+		at := strings.Index(text[cursor:], u.Text)
+		if u.Text == "" || at < 0 {
+			return
+		}
+		cursor += at + len(u.Text)
+		piece := sort.SearchInts(ends, cursor)
+		u.Ready = r.TextSent[piece]
+	}
 }
 
 // sendSession writes session.config, the pieces and input.done, returning when each
@@ -191,11 +237,7 @@ func (s *session) event(t time.Time, ev *wsEvent) bool {
 	case "session.done":
 		return false
 	case "error":
-		msg := ev.Message
-		if ev.Error != nil {
-			msg = errorText(ev.Error)
-		}
-		s.b.Fail(record.KindStreamError, "error message: "+msg)
+		s.b.Fail(record.KindStreamError, "error message: "+ev.errorMessage())
 		return false
 	}
 	return true

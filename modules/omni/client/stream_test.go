@@ -89,7 +89,7 @@ func TestAudioStreamPCMSentences(t *testing.T) {
 		{text: `{"type":"audio.start","sentence_index":0,"sentence_text":"Hello.","format":"pcm","sample_rate":24000}`},
 		{bin: make([]byte, 4801), pause: 5 * time.Millisecond},
 		{bin: make([]byte, 4799)},
-		{text: `{"type":"audio.done","sentence_index":0}`},
+		{text: `{"type":"audio.done","sentence_index":0,"error":false}`},
 		{text: `{"type":"audio.start","sentence_index":1,"sentence_text":"Bye.","format":"pcm"}`},
 		{text: `{"type":"audio.chunk","audio_b64":"` + b64(make([]byte, 2400)) + `"}`},
 		{text: `{"type":"audio.done","sentence_index":1}`},
@@ -109,6 +109,9 @@ func TestAudioStreamPCMSentences(t *testing.T) {
 	}
 	if rtf, ok := r.Utterances[1].RTF(); !ok || rtf <= 0 {
 		t.Fatalf("rtf %v", rtf)
+	}
+	if r.Utterances[0].Ready != r.TextSent[1] || r.Utterances[1].Ready != r.TextSent[2] {
+		t.Fatalf("sentences ready at %v, %v; want when their last piece was sent %v", r.Utterances[0].Ready, r.Utterances[1].Ready, r.TextSent)
 	}
 	if gap := r.TextSent[2] - r.TextSent[1]; gap < 10*time.Millisecond {
 		t.Fatalf("pieces not paced: %v", r.TextSent)
@@ -152,6 +155,7 @@ func TestAudioStreamFailures(t *testing.T) {
 		kind string
 	}{
 		{"error message", []wsMsg{start, {text: `{"type":"error","message":"unknown voice"}`}}, StreamRequest{}, record.KindStreamError},
+		{"error object", []wsMsg{start, {text: `{"type":"error","error":{"message":"engine died","code":500}}`}}, StreamRequest{}, record.KindStreamError},
 		{"closed before session.done", []wsMsg{start, {bin: []byte{0, 0}}, {text: "close"}}, StreamRequest{}, record.KindTruncated},
 		{"stall", []wsMsg{start, {text: `{"type":"session.done"}`, pause: 500 * time.Millisecond}}, StreamRequest{StallTimeout: 50 * time.Millisecond}, record.KindStall},
 		{"malformed", []wsMsg{{text: `{"type":`}}, StreamRequest{}, record.KindMalformed},

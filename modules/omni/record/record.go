@@ -89,16 +89,23 @@ type Utterance struct {
 	Index      int
 	Text       string        // sentence_text
 	Start      time.Duration // audio.start arrived
+	Ready      time.Duration // the piece that completed the sentence's text was sent; 0 when unknown
 	FirstAudio time.Duration // first audio of the sentence; 0 when none came
 	Done       time.Duration // audio.done arrived; 0 when it did not
 	Frames     int64
 	Seconds    float64
 }
 
-// TTFP is the wait from the sentence's audio.start to its first audio. The session's
-// own time to first packet, from the start, is AudioTTFP.
+// TTFP is the wait for the sentence's first audio from when its text was all sent, else
+// from its audio.start: servers that stream audio send audio.start with the first audio,
+// so only the text side says how long the listener waited. The session's own time to
+// first packet, from the start, is AudioTTFP.
 func (u Utterance) TTFP() (time.Duration, bool) {
-	return u.FirstAudio - u.Start, u.FirstAudio > 0
+	from := u.Start
+	if u.Ready > 0 {
+		from = u.Ready
+	}
+	return u.FirstAudio - from, u.FirstAudio > 0
 }
 
 // RTF is the sentence's synthesis time (audio.start to audio.done) over its duration.

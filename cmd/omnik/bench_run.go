@@ -1,0 +1,97 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/omnik-dev/omnik/engine"
+	"github.com/omnik-dev/omnik/modules/omni"
+	"github.com/omnik-dev/omnik/modules/omni/report"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// runBench turns the flags into a scenario script and runs it exactly as `omnik run`
+// would, so bench and scripts share one engine, one set of metrics and one summary.
+func runBench(cmd *cobra.Command, f *benchFlags, args []string) error {
+	if err := f.benchArgs(args); err != nil {
+		return err
+	}
+	p, err := f.plan("omnik bench " + strings.Join(os.Args[min(2, len(os.Args)):], " "))
+	if err != nil {
+		return err
+	}
+	if f.printScript {
+		_, err := fmt.Fprint(cmd.OutOrStdout(), p.script)
+		return err
+	}
+	dir, err := os.MkdirTemp("", "omnik-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "bench.js")
+	if err := os.WriteFile(path, []byte(p.script), 0o600); err != nil {
+		return err
+	}
+	r := &f.run
+	r.omni.percentileMetrics = f.percentileMetrics
+	r.omni.metricPercentiles = f.metricPercentiles
+	r.omni.noStageSummary = !f.printStage
+	slos, err := report.ParseGoodput(f.goodput)
+	if err != nil {
+		return invalid(err)
+	}
+	r.omni.bench = omni.SectionOptions{Goodput: slos, MaxConcurrency: f.maxConcurrency, RequestRate: p.rate}
+	metadata, err := keyValues("--metadata", f.metadata)
+	if err != nil {
+		return err
+	}
+	if f.saveResult || f.saveDetailed {
+		r.afterSummary = func(o *omniRun) error { return f.writeResult(o, p, metadata) }
+	}
+	return runTest(cmd, path, r)
+}
+
+// writeResult writes --save-result: vllm's keys and file name, omnik's own under "omnik".
+func (f *benchFlags) writeResult(o *omniRun, p *benchPlan, metadata map[string]string) error {
+	model := p.model
+	if model == "" {
+		model = o.module.Model()
+	}
+	info := report.RunInfo{Date: time.Now(), EndpointType: p.backend, Backend: p.backend, Label: f.label,
+		ModelID: model, TokenizerID: model, NumPrompts: f.numPrompts, Metadata: metadata, Burstiness: f.burstiness}
+	opts := o.section
+	result, name, ok := o.module.SaveResult(opts, info, f.saveDetailed)
+	if !ok {
+		return fmt.Errorf("--save-result: no request finished, nothing to save")
+	}
+	if f.resultFilename != "" {
+		name = f.resultFilename
+	}
+	path := filepath.Join(f.resultDir, name)
+	if err := writeFile(path, func(w io.Writer) error { return report.WriteResult(w, result) }); err != nil {
+		return fmt.Errorf("--save-result: %w", err)
+	}
+	return nil
+}
+
+// benchArgs takes vllm's space-separated list forms: `--goodput ttft:500 tpot:50` and
+// `--metadata a=1 b=2` leave their later items as arguments.
+func (f *benchFlags) benchArgs(args []string) error {
+	for _, a := range args {
+		switch {
+		case strings.Contains(a, "=") && len(f.metadata) > 0:
+			f.metadata = append(f.metadata, a)
+		case strings.Contains(a, ":") && len(f.goodput) > 0:
+			f.goodput = append(f.goodput, a)
+		default:
+			return &engine.OptionsError{Msg: fmt.Sprintf("unexpected argument %q: omnik bench takes flags only (KEY:ms after --goodput, KEY=VALUE after --metadata)", a)}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,63 @@
+// speech-stream.js: the same text spoken two ways, side by side. "http" streams raw PCM
+// from POST /v1/audio/speech; "websocket" feeds the text to /v1/audio/speech/stream a
+// few words at a time, the way an LLM would hand its tokens to a TTS, and gets audio
+// back sentence by sentence. A third, small scenario has an omni chat model read the
+// same text (its talker stage), the baseline, and the one whose server reports stage
+// metrics for the Stage Benchmark Result block: the speech endpoints report none.
+//
+//   omnik run --mock examples/scripts/speech-stream.js
+//   omnik run --mock -e DURATION=2s examples/scripts/speech-stream.js   # a short run
+//   omnik run --base-url http://tts-box:8091 -e TTS_MODEL=Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice examples/scripts/speech-stream.js
+//
+// Thresholds compare time to first audio (audio_ttfp) per scenario and gate continuity:
+// audio_underrun is the longest stall a listener would hear, playing from the first
+// audio with no buffer. utterance_ttfp is the websocket's wait per sentence. Exit code
+// 99 when a threshold fails.
+import omni from 'omni';
+import { check } from 'omnik';
+
+const duration = __ENV.DURATION || '10s';
+const model = __ENV.TTS_MODEL || 'Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice';
+const text = 'The tide went out at dawn. Gulls followed the boats home. By noon the harbour was quiet again.';
+
+export const options = {
+  scenarios: {
+    http: { executor: 'constant-vus', vus: 2, duration, exec: 'http' },
+    websocket: { executor: 'constant-vus', vus: 2, duration, exec: 'websocket' },
+    omni: { executor: 'per-vu-iterations', vus: 1, iterations: 2, maxDuration: duration, exec: 'omniChat' },
+  },
+  thresholds: {
+    requests_failed: ['rate < 0.01'],
+    'audio_ttfp{scenario:http}': ['p(95) < 2000'],
+    'audio_ttfp{scenario:websocket}': ['p(95) < 3000'],
+    'utterance_ttfp{scenario:websocket}': ['p(95) < 1500'],
+    'audio_underrun': ['p(99) < 500'],
+    checks: ['rate == 1'],
+  },
+};
+
+export async function http() {
+  const res = await omni.audio.speech({ model, input: text, voice: 'vivian', response_format: 'pcm' }, { sampleRate: 24000 });
+  check(res, { 'speech ok': (r) => r.ok, 'speech has audio': (r) => r.audio.duration > 0 });
+}
+
+export async function websocket() {
+  const res = await omni.audio.stream(
+    { model, voice: 'vivian', response_format: 'pcm', stream_audio: true, split_granularity: 'sentence', input: text },
+    { pace: { tokensPerSecond: 30 } },
+  );
+  check(res, {
+    'stream ok': (r) => r.ok,
+    'one utterance per sentence': (r) => r.utterances.length === 3,
+    'every sentence has audio': (r) => r.utterances.every((u) => u.duration > 0),
+  });
+}
+
+export async function omniChat() {
+  const res = await omni.chat({
+    model: __ENV.OMNI_MODEL || 'Qwen/Qwen3-Omni-30B-A3B-Instruct',
+    messages: [{ role: 'user', content: `Read this aloud: ${text}` }],
+    modalities: ['text', 'audio'],
+  });
+  check(res, { 'omni chat ok': (r) => r.ok, 'omni chat has audio': (r) => r.audio.duration > 0 });
+}

@@ -1,0 +1,146 @@
+package omni
+
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+
+	"github.com/dop251/goja"
+	"github.com/omnik-dev/omnik/js"
+	"github.com/omnik-dev/omnik/modules/omni/dataset"
+)
+
+// datasets loads each dataset a run asks for once, shared by every VU.
+type datasets struct {
+	mu     sync.Mutex
+	bySpec map[string]*loadedDataset
+}
+
+type loadedDataset struct {
+	once  sync.Once
+	ds    *dataset.Dataset
+	order []int
+	err   error
+}
+
+func (d *datasets) get(spec dataset.Spec) (*loadedDataset, error) {
+	key, _ := json.Marshal(spec)
+	d.mu.Lock()
+	l, ok := d.bySpec[string(key)]
+	if !ok {
+		l = &loadedDataset{}
+		d.bySpec[string(key)] = l
+	}
+	d.mu.Unlock()
+	l.once.Do(func() {
+		if l.ds, l.err = dataset.Load(spec); l.err == nil {
+			n := spec.NumPrompts
+			if n <= 0 {
+				n = l.ds.Len()
+			}
+			l.order = l.ds.Sample(n, spec.Seed)
+		}
+	})
+	return l, l.err
+}
+
+// DataExtension adds dataset(spec) to omnik/data: in init code it loads a dataset (once
+// per run for the same spec) and returns a read-only array of its samples in the run
+// order for the seed. Keys: name, path, numPrompts, randomInputLen, randomOutputLen,
+// randomRangeRatio, seed (docs/bench.md).
+func (m *Module) DataExtension() js.Module {
+	return func(vu *js.VU) (*js.Exports, error) {
+		return &js.Exports{Named: map[string]any{"dataset": func(raw map[string]any) goja.Value {
+			vu.RequireInitContext("dataset()")
+			rt := vu.Runtime()
+			spec, err := datasetSpec(raw)
+			if err != nil {
+				panic(rt.NewGoError(err))
+			}
+			l, err := m.datasets.get(spec)
+			if err != nil {
+				panic(rt.NewGoError(err))
+			}
+			return rt.NewDynamicArray(&sampleArray{rt: rt, l: l})
+		}}}, nil
+	}
+}
+
+func datasetSpec(raw map[string]any) (dataset.Spec, error) {
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return dataset.Spec{}, err
+	}
+	var s dataset.Spec
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return s, errDataset(err)
+	}
+	return s, nil
+}
+
+func errDataset(err error) error {
+	return &datasetError{err}
+}
+
+type datasetError struct{ err error }
+
+func (e *datasetError) Error() string {
+	return "dataset(): " + e.err.Error() + " (keys: name, path, numPrompts, randomInputLen, randomOutputLen, randomRangeRatio, seed)"
+}
+
+// sampleArray is the read-only JS view of a dataset in run order; each access builds a
+// small object over the shared sample, so nothing is copied per VU.
+type sampleArray struct {
+	rt *goja.Runtime
+	l  *loadedDataset
+}
+
+func (a *sampleArray) Len() int { return len(a.l.order) }
+
+func (a *sampleArray) Get(i int) goja.Value {
+	if i < 0 || i >= len(a.l.order) {
+		return goja.Undefined()
+	}
+	s := a.l.ds.At(a.l.order[i])
+	images := make([]any, len(s.Images))
+	files := make([]any, len(s.Images))
+	for j, im := range s.Images {
+		images[j] = im.DataURL()
+		files[j] = mediaFile(a.rt, im)
+	}
+	audio := make([]any, len(s.Audio))
+	for j, au := range s.Audio {
+		audio[j] = base64Part(au.DataURL())
+	}
+	obj := map[string]any{
+		"prompt": s.Prompt, "outputTokens": s.OutputTokens, "promptLen": s.PromptLen,
+		"images": images, "imageFiles": files, "audio": audio,
+	}
+	if len(s.Messages) > 0 {
+		var msgs any
+		_ = json.Unmarshal(s.Messages, &msgs)
+		obj["messages"] = msgs
+	}
+	return a.rt.ToValue(obj)
+}
+
+func (a *sampleArray) Set(int, goja.Value) bool { return false }
+func (a *sampleArray) SetLen(int) bool          { return false }
+
+// mediaFile is an ArrayBuffer over the shared bytes (for multipart), or the URL.
+func mediaFile(rt *goja.Runtime, m *dataset.Media) any {
+	if m.Data == nil {
+		return m.URL
+	}
+	return rt.NewArrayBuffer(m.Data)
+}
+
+// base64Part is the payload of a data URL (input_audio.data wants bare base64).
+func base64Part(url string) string {
+	if _, b64, ok := strings.Cut(url, ";base64,"); ok && strings.HasPrefix(url, "data:") {
+		return b64
+	}
+	return url
+}
