@@ -1,9 +1,7 @@
 // speech-stream.js: the same text spoken two ways, side by side. "http" streams raw PCM
 // from POST /v1/audio/speech; "websocket" feeds the text to /v1/audio/speech/stream a
 // few words at a time, the way an LLM would hand its tokens to a TTS, and gets audio
-// back sentence by sentence. A third, small scenario has an omni chat model read the
-// same text (its talker stage), the baseline, and the one whose server reports stage
-// metrics for the Stage Benchmark Result block: the speech endpoints report none.
+// back sentence by sentence.
 //
 //   omnik run --mock examples/scripts/speech-stream.js
 //   omnik run --mock -e DURATION=2s examples/scripts/speech-stream.js   # a short run
@@ -24,7 +22,6 @@ export const options = {
   scenarios: {
     http: { executor: 'constant-vus', vus: 2, duration, exec: 'http' },
     websocket: { executor: 'constant-vus', vus: 2, duration, exec: 'websocket' },
-    omni: { executor: 'per-vu-iterations', vus: 1, iterations: 2, maxDuration: duration, exec: 'omniChat' },
   },
   thresholds: {
     requests_failed: ['rate < 0.01'],
@@ -51,13 +48,4 @@ export async function websocket() {
     'one utterance per sentence': (r) => r.utterances.length === 3,
     'every sentence has audio': (r) => r.utterances.every((u) => u.duration > 0),
   });
-}
-
-export async function omniChat() {
-  const res = await omni.chat({
-    model: __ENV.OMNI_MODEL || 'Qwen/Qwen3-Omni-30B-A3B-Instruct',
-    messages: [{ role: 'user', content: `Read this aloud: ${text}` }],
-    modalities: ['text', 'audio'],
-  });
-  check(res, { 'omni chat ok': (r) => r.ok, 'omni chat has audio': (r) => r.audio.duration > 0 });
 }
