@@ -111,12 +111,8 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	fault, err := s.pickFault(r)
-	if err != nil {
-		writeHTTPError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	if preStream(w, r, fault) {
+	fault, done := s.requestFault(w, r)
+	if done {
 		return
 	}
 	if job.req.Stream {

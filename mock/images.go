@@ -204,12 +204,8 @@ func firstInputSize(r *http.Request) (int, int, error) {
 // serveImages runs the pipeline up to the diffusion stage and answers with
 // a JSON body, a PNG/zip file, or the image.edit.chunk stream.
 func (s *Server) serveImages(w http.ResponseWriter, r *http.Request, job *imageJob) {
-	fault, err := s.pickFault(r)
-	if err != nil {
-		writeHTTPError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	if preStream(w, r, fault) {
+	fault, done := s.requestFault(w, r)
+	if done {
 		return
 	}
 	ii := job.p.has(OutputImage)

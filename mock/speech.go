@@ -44,12 +44,8 @@ func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	fault, err := s.pickFault(r)
-	if err != nil {
-		writeHTTPError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	if preStream(w, r, fault) {
+	fault, done := s.requestFault(w, r)
+	if done {
 		return
 	}
 	pl, g := s.speechPipeline(job.p, req.Input, req.Voice, req.Seed)
@@ -221,18 +217,10 @@ func (s *Server) speechBody(w http.ResponseWriter, r *http.Request, job *speechJ
 		body = wavFile(rate, pcm)
 	}
 	if fault != nil {
-		switch fault.Kind {
-		case FaultErrorEvent:
-			writeError(w, http.StatusInternalServerError, "simulated engine failure", "")
+		if bodyFault(w, r, fault) {
 			return
-		case FaultReset:
-			resetConn(w)
-			return
-		case FaultStall:
-			if sleepCtx(r.Context(), durationOf(fault)) != nil {
-				return
-			}
-		case FaultMalformed, FaultTruncatedWAV:
+		}
+		if fault.Kind == FaultMalformed || fault.Kind == FaultTruncatedWAV {
 			body = truncateAudio(body)
 		}
 	}

@@ -47,13 +47,9 @@ type wsSession struct {
 }
 
 func (s *Server) handleSpeechStream(w http.ResponseWriter, r *http.Request) {
-	fault, err := s.pickFault(r)
-	if err != nil {
-		writeHTTPError(w, http.StatusBadRequest, err.Error())
-		return
-	}
 	// Status faults refuse the handshake; the rest act inside the session.
-	if preStream(w, r, fault) {
+	fault, done := s.requestFault(w, r)
+	if done {
 		return
 	}
 	conn, err := upgrader.Upgrade(w, r, nil)

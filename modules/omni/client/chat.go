@@ -127,18 +127,9 @@ func (c *call) image(t time.Time, src []byte) {
 // chatBody reads a non-streamed completion: vLLM-Omni sends one choice per modality,
 // all with index 0; OpenAI one choice holding text and audio.
 func (c *call) chatBody() *record.Record {
-	body, at, err := c.readBody()
-	if err != nil {
-		c.fail(err)
-		return c.finish(time.Now())
-	}
 	var ch chunk.Chunk
-	if err := chunk.Decode(body, &ch); err != nil {
-		c.b.Fail(record.KindMalformed, "response body: "+err.Error())
-		return c.finish(at)
-	}
-	if ch.Error != nil {
-		c.b.Fail(record.KindStreamError, "response body: "+errorText(ch.Error))
+	at, ok := c.decodeBody(&ch)
+	if !ok {
 		return c.finish(at)
 	}
 	c.b.SetRequestID(ch.ID)
@@ -152,4 +143,23 @@ func (c *call) chatBody() *record.Record {
 		}
 	}
 	return c.finish(at)
+}
+
+// decodeBody reads and decodes a whole JSON response; ok is false when it failed (the
+// record says why) and at is when the body was read.
+func (c *call) decodeBody(ch *chunk.Chunk) (at time.Time, ok bool) {
+	body, at, err := c.readBody()
+	if err != nil {
+		c.fail(err)
+		return time.Now(), false
+	}
+	if err := chunk.Decode(body, ch); err != nil {
+		c.b.Fail(record.KindMalformed, "response body: "+err.Error())
+		return at, false
+	}
+	if ch.Error != nil {
+		c.b.Fail(record.KindStreamError, "response body: "+errorText(ch.Error))
+		return at, false
+	}
+	return at, true
 }

@@ -29,18 +29,9 @@ func Images(ctx context.Context, hc *http.Client, req Request, endpoint string) 
 		})
 		return c.finish(end)
 	}
-	body, at, err := c.readBody()
-	if err != nil {
-		c.fail(err)
-		return c.finish(time.Now())
-	}
 	var ch chunk.Chunk
-	if err := chunk.Decode(body, &ch); err != nil {
-		c.b.Fail(record.KindMalformed, "response body: "+err.Error())
-		return c.finish(at)
-	}
-	if ch.Error != nil {
-		c.b.Fail(record.KindStreamError, "response body: "+errorText(ch.Error))
+	at, ok := c.decodeBody(&ch)
+	if !ok {
 		return c.finish(at)
 	}
 	c.imageChunk(at, &ch)
