@@ -21,6 +21,7 @@ type call struct {
 	timeout       time.Duration
 	intendedStart time.Time
 	keepAudio     bool
+	keepImages    bool
 	sampleRate    int
 	// onEvent, when set, sees each event's raw data and arrival time on the reader goroutine.
 	onEvent func(at time.Time, data []byte)
@@ -105,6 +106,7 @@ func (c *target) run(ctx context.Context, ep endpoint, cl call) *record.Record {
 		Header: c.cfg.header(cl.headers), IntendedStart: cl.intendedStart,
 		StallTimeout: c.cfg.StallTimeout.D(),
 		Audio:        chunk.AudioSpec{Format: format, Raw: wav.PCM16(cl.sampleRate, 1), Keep: cl.keepAudio},
+		KeepImages:   cl.keepImages,
 		OnEvent:      cl.onEvent,
 	})
 }

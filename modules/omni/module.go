@@ -189,8 +189,9 @@ func (m *Module) start(vu *js.VU, c *target, p params, run func(context.Context)
 
 // params are omnik's own parameters, the second argument of every call.
 type params struct {
-	tags      *metrics.TagSet
-	keepAudio bool
+	tags       *metrics.TagSet
+	keepAudio  bool
+	keepImages bool
 	// discard keeps the call out of every metric, record and summary (warmup requests).
 	discard bool
 }
@@ -231,6 +232,10 @@ func (m *Module) prepare(vu *js.VU, name string, bodyV, paramsV goja.Value) (cal
 	}
 	if v := po.Get("discard"); v != nil {
 		p.discard = v.ToBoolean()
+	}
+	if v := po.Get("keepImages"); v != nil {
+		p.keepImages = v.ToBoolean()
+		cl.keepImages = p.keepImages
 	}
 	if v := po.Get("keepAudio"); v != nil {
 		p.keepAudio = v.ToBoolean()

@@ -257,3 +257,16 @@ export default async function () {
 		t.Errorf("%d records, want 4 without the key: %s", len(records), out)
 	}
 }
+
+func TestKeepImagesReturnsDecodedPNGs(t *testing.T) {
+	t.Parallel()
+	_, _, vu := runScript(t, `import { images } from 'omni';
+export default async function () {
+  const i = await images.generate({ model: 'ByteDance-Seed/BAGEL-7B-MoT', prompt: 'a cat', size: '32x16' }, { keepImages: true });
+  const b = new Uint8Array(i.images.data[0]);
+  globalThis.ok = i.ok && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47 ? 'ok' : JSON.stringify([i.error, b.length]);
+}`)
+	if got := vu.Runtime().Get("ok").String(); got != "ok" {
+		t.Errorf("keepImages: %s", got)
+	}
+}

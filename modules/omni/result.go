@@ -49,6 +49,13 @@ func resultObject(rt *goja.Runtime, r *record.Record, p params) map[string]any {
 	if r.Endpoint == record.EndpointAudioStream {
 		res["utterances"] = utterancesObject(r)
 	}
+	if p.keepImages && len(r.Images.Data) > 0 {
+		data := make([]any, len(r.Images.Data))
+		for i, b := range r.Images.Data {
+			data[i] = imageBytes(rt, b)
+		}
+		res["images"].(map[string]any)["data"] = data
+	}
 	if p.keepAudio && r.Audio.Samples != nil {
 		res["audio"].(map[string]any)["data"] = rt.NewArrayBuffer(r.Audio.Samples)
 	}
@@ -165,4 +172,14 @@ func base64Binary(v any, key string) any {
 		}
 	}
 	return v
+}
+
+// imageBytes decodes a kept image (base64 or a data URL) into an ArrayBuffer; a remote
+// URL stays a string.
+func imageBytes(rt *goja.Runtime, kept []byte) any {
+	raw, err := base64.StdEncoding.DecodeString(base64Part(string(kept)))
+	if err != nil {
+		return string(kept)
+	}
+	return rt.NewArrayBuffer(raw)
 }
