@@ -10,7 +10,10 @@ import (
 	"github.com/omnik-dev/omnik/modules/omni/report"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 )
@@ -21,7 +24,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string) error {
 	if err := f.benchArgs(args); err != nil {
 		return err
 	}
-	p, err := f.plan("omnik bench " + strings.Join(os.Args[min(2, len(os.Args)):], " "))
+	p, err := f.plan(benchCommandLine(os.Args[min(2, len(os.Args)):]))
 	if err != nil {
 		return err
 	}
@@ -94,4 +97,17 @@ func (f *benchFlags) benchArgs(args []string) error {
 		}
 	}
 	return nil
+}
+
+// benchCommandLine is the command, for the script's first comment line: arguments that a
+// shell would split, or that hold a line break, are quoted, so the comment stays one line.
+func benchCommandLine(args []string) string {
+	parts := []string{"omnik", "bench"}
+	for _, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\r\n\"'`$\\|&;<>(){}*?[]#~!") || strings.ContainsFunc(a, unicode.IsSpace) || !utf8.ValidString(a) {
+			a = strconv.Quote(a)
+		}
+		parts = append(parts, a)
+	}
+	return strings.Join(parts, " ")
 }

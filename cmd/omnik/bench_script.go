@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/omnik-dev/omnik/engine"
@@ -40,6 +41,8 @@ func (f *benchFlags) plan(cmdline string) (*benchPlan, error) {
 		}
 	} else if _, err := backendFor(f.endpoint); err != nil {
 		return nil, err
+	} else if _, known := benchSenders[p.backend]; !known {
+		return nil, &engine.OptionsError{Msg: fmt.Sprintf("--backend %q: omnik bench supports %s", p.backend, strings.Join(benchBackends(), ", "))}
 	}
 	if p.rate, err = f.rate(); err != nil {
 		return nil, err
@@ -49,8 +52,10 @@ func (f *benchFlags) plan(cmdline string) (*benchPlan, error) {
 		return nil, &engine.OptionsError{Msg: "--num-prompts must be at least 1"}
 	case f.maxConcurrency < 0:
 		return nil, &engine.OptionsError{Msg: "--max-concurrency must not be negative"}
-	case !(f.burstiness > 0):
-		return nil, &engine.OptionsError{Msg: "--burstiness must be positive"}
+	case !(f.burstiness > 0) || math.IsInf(f.burstiness, 1):
+		return nil, &engine.OptionsError{Msg: "--burstiness must be a positive number"}
+	case math.IsNaN(f.randomRangeRatio) || math.IsInf(f.randomRangeRatio, 0):
+		return nil, &engine.OptionsError{Msg: "--random-range-ratio must be a number in [0, 1)"}
 	case f.numWarmups < 0:
 		return nil, &engine.OptionsError{Msg: "--num-warmups must not be negative"}
 	}
@@ -153,7 +158,7 @@ function send(s, params) {
 `,
 	"openai-image-edits-omni": `
 function send(s, params) {
-  return omni.images.edit({ prompt: s.prompt, image: s.images, return_stage_metrics: returnStageMetrics, ...extraBody }, params);
+  return omni.images.edit({ prompt: s.prompt, image: s.imageFiles, return_stage_metrics: returnStageMetrics, ...extraBody }, params);
 }
 `,
 	"openai-images-omni": `
@@ -161,6 +166,16 @@ function send(s, params) {
   return omni.images.generate({ prompt: s.prompt, n: 1, ...extraBody }, params);
 }
 `,
+}
+
+// benchBackends are the --backend values, sorted.
+func benchBackends() []string {
+	names := make([]string, 0, len(benchSenders))
+	for name := range benchSenders {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
 }
 
 func mustJSON(v any) string {

@@ -1,0 +1,264 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// Every flag lands in the scenario script `omnik bench` runs (and --print-script prints).
+func TestBenchFlagsShapeTheScript(t *testing.T) {
+	t.Parallel()
+	sharegpt := benchTestdata(t, "sharegpt.json")
+	type want map[string]any // "scenario.rate", "dataset.seed", "extra.ignore_eos", "omni.model", ...
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		want   want
+		sender string // the call send() makes
+		absent []string
+	}{
+		{name: "defaults", want: want{
+			"scenario.executor": "poisson-arrival-rate", "scenario.rate": "inf", "scenario.timeUnit": "1s",
+			"scenario.burstiness": 1.0, "scenario.iterations": 1000.0, "scenario.maxVUs": 1000.0,
+			"scenario.preAllocatedVUs": 64.0, "scenario.seed": 0.0,
+			"dataset": map[string]any{"name": "random", "numPrompts": 1000.0, "randomInputLen": 1024.0,
+				"randomOutputLen": 128.0, "randomRangeRatio": 0.0, "seed": 0.0},
+			"extra": map[string]any{}, "warmups": 0, "stage": false,
+			"omni": map[string]any{"baseURL": "http://127.0.0.1:8000"},
+		}, sender: "omni.chat({", absent: []string{"ignore_eos"}},
+		{name: "request rate", args: []string{"--request-rate", "12.5"}, want: want{"scenario.rate": 12.5}},
+		{name: "request rate INF", args: []string{"--request-rate", "INF"}, want: want{"scenario.rate": "inf"}},
+		{name: "burstiness", args: []string{"--burstiness", "0.5"}, want: want{"scenario.burstiness": 0.5}},
+		{name: "num prompts", args: []string{"--num-prompts", "7"}, want: want{
+			"scenario.iterations": 7.0, "scenario.maxVUs": 7.0, "scenario.preAllocatedVUs": 7.0, "dataset.numPrompts": 7.0}},
+		{name: "max concurrency", args: []string{"--num-prompts", "100", "--max-concurrency", "3"}, want: want{
+			"scenario.maxVUs": 3.0, "scenario.preAllocatedVUs": 3.0, "scenario.iterations": 100.0}},
+		{name: "seed", args: []string{"--seed", "42"}, want: want{"scenario.seed": 42.0, "dataset.seed": 42.0}},
+		{name: "random lengths", args: []string{"--random-input-len", "32", "--random-output-len", "9", "--random-range-ratio", "0.25"},
+			want: want{"dataset.randomInputLen": 32.0, "dataset.randomOutputLen": 9.0, "dataset.randomRangeRatio": 0.25}},
+		{name: "sharegpt path made absolute", args: []string{"--dataset-name", "sharegpt", "--dataset-path", "testdata/bench/sharegpt.json"},
+			want: want{"dataset.name": "sharegpt", "dataset.path": sharegpt}},
+		{name: "random-mm", args: []string{"--dataset-name", "random-mm"}, want: want{"dataset.name": "random-mm"}},
+		{name: "extra body", args: []string{"--extra-body", `{"temperature":0,"x":{"y":[1,2]}}`},
+			want: want{"extra": map[string]any{"temperature": 0.0, "x": map[string]any{"y": []any{1.0, 2.0}}}}},
+		{name: "ignore eos merged with extra body", args: []string{"--ignore-eos", "--extra-body", `{"top_k":5}`},
+			want: want{"extra": map[string]any{"top_k": 5.0, "ignore_eos": true}}},
+		{name: "ignore eos wins over extra body", args: []string{"--ignore-eos", "--extra-body", `{"ignore_eos":false}`},
+			want: want{"extra.ignore_eos": true}},
+		{name: "print stage", args: []string{"--print-stage"}, want: want{"stage": true}},
+		{name: "warmups", args: []string{"--num-warmups", "3"}, want: want{"warmups": 3}},
+		{name: "chat endpoint", args: []string{"--endpoint", "/v1/chat/completions"}, sender: "omni.chat({"},
+		{name: "speech endpoint", args: []string{"--endpoint", "/v1/audio/speech"}, sender: "omni.audio.speech({"},
+		{name: "image edits endpoint", args: []string{"--endpoint", "/v1/images/edits"}, sender: "omni.images.edit({"},
+		{name: "image generations endpoint", args: []string{"--endpoint", "/v1/images/generations"}, sender: "omni.images.generate({"},
+		{name: "backend over endpoint", args: []string{"--backend", "openai-audio-speech"}, sender: "omni.audio.speech({"},
+		{name: "model", args: []string{"--model", "org/m1"}, want: want{"omni.model": "org/m1"}},
+		{name: "served model name over model", args: []string{"--model", "org/m1", "--served-model-name", "served"},
+			want: want{"omni.model": "served"}},
+		{name: "host and port", args: []string{"--host", "10.1.2.3", "--port", "9001"},
+			want: want{"omni": map[string]any{"baseURL": "http://10.1.2.3:9001"}}},
+		{name: "base url over host and port", args: []string{"--host", "10.1.2.3", "--port", "9001", "--base-url", "https://srv.example:8443"},
+			want: want{"omni.baseURL": "https://srv.example:8443"}},
+		{name: "omni accepted", args: []string{"--omni"}, want: want{"scenario.executor": "poisson-arrival-rate"}},
+		{name: "summary flags leave the script alone", args: []string{"--goodput", "ttft:500", "--percentile-metrics", "ttft,e2el",
+			"--metric-percentiles", "50,99", "--save-result", "--label", "x", "--metadata", "a=1"},
+			want: want{"extra": map[string]any{}, "stage": false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := printScript(t, tc.args...)
+			parts := map[string]any{"dataset": s.dataset, "extra": s.extraBody, "omni": s.omni, "scenario": s.scenario,
+				"warmups": s.warmups, "stage": s.returnStageMetrics}
+			for key, w := range tc.want {
+				top, sub, nested := strings.Cut(key, ".")
+				got := parts[top]
+				if nested {
+					got = got.(map[string]any)[sub]
+				}
+				if !reflect.DeepEqual(got, w) {
+					t.Errorf("%s = %#v, want %#v", key, got, w)
+				}
+			}
+			if _, send, _ := strings.Cut(s.text, "\nfunction send(s, params) {"); tc.sender != "" && !strings.Contains(send, "return "+tc.sender) {
+				t.Errorf("send() does not call %s:\n%s", tc.sender, s.text)
+			}
+			for _, a := range tc.absent {
+				if strings.Contains(s.text, a) {
+					t.Errorf("the script has %q", a)
+				}
+			}
+			if first, _, _ := strings.Cut(s.text, "\n"); !strings.HasPrefix(first, "// Generated by: omnik bench --print-script") {
+				t.Errorf("first line %q, want the command line", first)
+			}
+		})
+	}
+}
+
+// The command line in the script's first comment stays one line whatever the arguments
+// hold, so a line break in a flag value cannot turn into code.
+func TestBenchScriptCommentIsOneLine(t *testing.T) {
+	t.Parallel()
+	s := printScript(t, "--label", "a\nconst boom = 1;", "--extra-body", "{\"a\":\n1}")
+	if strings.Contains(s.text, "\nconst boom") {
+		t.Errorf("a flag value broke out of the comment:\n%s", s.text)
+	}
+	first, _, _ := strings.Cut(s.text, "\n")
+	if want := `--label "a\nconst boom = 1;" --extra-body "{\"a\":\n1}"`; !strings.HasSuffix(first, want) {
+		t.Errorf("first line %q, want it to end in %q", first, want)
+	}
+}
+
+// Bad flags stop omnik bench before it builds anything: exit 104 with the reason.
+func TestBenchRejectsFlags(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"vllm --tokenizer", []string{"--tokenizer", "Qwen/Qwen3"}, "--tokenizer is a vllm bench serve flag omnik does not support: omnik takes token counts from the server's usage"},
+		{"vllm --ramp-up-strategy", []string{"--ramp-up-strategy", "linear"}, "--ramp-up-strategy is a vllm bench serve flag omnik does not support: use omnik run with a ramping-arrival-rate scenario"},
+		{"vllm --temperature=0", []string{"--temperature=0"}, `--temperature is a vllm bench serve flag omnik does not support: pass sampling parameters with --extra-body '{"temperature":0}'`},
+		{"vllm --hf-split", []string{"--hf-split", "train"}, "--hf-split is a vllm bench serve flag omnik does not support"},
+		{"plain unknown flag", []string{"--frobnicate"}, "unknown flag: --frobnicate"},
+		{"request rate 0", []string{"--request-rate", "0"}, `--request-rate "0": want a positive number or inf`},
+		{"request rate -1", []string{"--request-rate", "-1"}, `--request-rate "-1": want a positive number or inf`},
+		{"request rate abc", []string{"--request-rate", "abc"}, `--request-rate "abc": want a positive number or inf`},
+		{"request rate nan", []string{"--request-rate", "NaN"}, `--request-rate "NaN": want a positive number or inf`},
+		{"num prompts 0", []string{"--num-prompts", "0"}, "--num-prompts must be at least 1"},
+		{"num prompts abc", []string{"--num-prompts", "abc"}, `invalid argument "abc" for "--num-prompts"`},
+		{"burstiness 0", []string{"--burstiness", "0"}, "--burstiness must be a positive number"},
+		{"burstiness -1", []string{"--burstiness", "-1"}, "--burstiness must be a positive number"},
+		{"burstiness inf", []string{"--burstiness", "inf"}, "--burstiness must be a positive number"},
+		{"burstiness abc", []string{"--burstiness", "abc"}, `invalid argument "abc" for "--burstiness"`},
+		{"random range ratio nan", []string{"--random-range-ratio", "nan"}, "--random-range-ratio must be a number in [0, 1)"},
+		{"max concurrency -1", []string{"--max-concurrency", "-1"}, "--max-concurrency must not be negative"},
+		{"num warmups -1", []string{"--num-warmups", "-1"}, "--num-warmups must not be negative"},
+		{"extra body not JSON", []string{"--extra-body", "{temperature: 0}"}, "--extra-body: want a JSON object"},
+		{"extra body an array", []string{"--extra-body", "[1]"}, "--extra-body: want a JSON object"},
+		{"endpoint", []string{"--endpoint", "/v1/completions"}, `--endpoint "/v1/completions": omnik bench supports /v1/chat/completions, /v1/images/generations, /v1/images/edits and /v1/audio/speech`},
+		{"backend", []string{"--backend", "openai"}, `--backend "openai": omnik bench supports openai-audio-speech, openai-chat-omni, openai-image-edits-omni, openai-images-omni`},
+		{"stray argument", []string{"stray"}, `unexpected argument "stray": omnik bench takes flags only`},
+		{"goodput unknown key", []string{"--goodput", "latency:500"}, `goodput "latency:500": want KEY:ms with KEY one of ttft, tpot, e2el, ttfc, audio_ttfp`},
+		{"goodput no colon", []string{"--goodput", "ttft500"}, `goodput "ttft500": want KEY:ms`},
+		{"goodput bad value", []string{"--goodput", "ttft:fast"}, `goodput "ttft:fast": value must be a non-negative number of ms`},
+		{"goodput second item unknown", []string{"--goodput", "ttft:500", "itl:5"}, `goodput "itl:5": want KEY:ms`},
+		{"percentile metrics", []string{"--percentile-metrics", "ttft,latency"}, `--percentile-metrics: percentile metric "latency": not one of ttft, tpot, tpop, itl, e2el`},
+		{"metric percentiles", []string{"--metric-percentiles", "101"}, `--metric-percentiles: metric percentile "101": want a number in [0, 100]`},
+		{"metadata without =", []string{"--metadata", "novalue"}, `--metadata "novalue": expected KEY=VALUE`},
+		{"dataset name", []string{"--dataset-name", "sonnet"}, `--dataset-name "sonnet": want one of random, random-mm, sharegpt, custom`},
+		{"custom without path", []string{"--dataset-name", "custom"}, "--dataset-path is required for the custom dataset"},
+		{"random range ratio 1", []string{"--random-range-ratio", "1"}, "--random-range-ratio 1: want [0, 1)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := startBenchServer(t)
+			args := append([]string{"bench", "-q", "--base-url", srv.URL, "--num-prompts", "2", "--random-input-len", "8", "--random-output-len", "2"}, tc.args...)
+			r := runOmnik(t, t.TempDir(), nil, args...)
+			expect{code: 104, stderr: []string{tc.want}, notStdout: []string{"Successful requests"}}.check(t, r)
+			if n := len(srv.posts()); n != 0 {
+				t.Errorf("%d requests sent, want none", n)
+			}
+		})
+	}
+}
+
+// vllm's nargs="+" forms: `--goodput ttft:500 tpot:50` and `--metadata a=1 b=2`.
+func TestBenchSpaceSeparatedLists(t *testing.T) {
+	t.Parallel()
+	srv := startBenchServer(t)
+	dir := t.TempDir()
+	r := runOmnik(t, dir, nil, "bench", "-q", "--base-url", srv.URL, "--num-prompts", "2", "--random-input-len", "8", "--random-output-len", "3",
+		"--goodput", "ttft:600000", "tpot:600000", "e2el:600000", "--metadata", "a=1", "b=x=y", "completed=oops", "label=meta", "--label", "L", "--save-result", "--result-filename", "r.json")
+	expect{code: 0, stdout: []string{"Request goodput (req/s):"}}.check(t, r)
+	res := readResult(t, dir+"/r.json")
+	if res["a"] != "1" || res["b"] != "x=y" {
+		t.Errorf("metadata a, b = %v, %v; want 1, x=y", res["a"], res["b"])
+	}
+	// As in vllm, a pair replaces the keys written before the metadata (date, label,
+	// model_id …) but not the results written after it.
+	if res["label"] != "meta" || res["completed"] != 2.0 {
+		t.Errorf("label, completed = %#v, %#v; want meta (from --metadata), 2 (the result)", res["label"], res["completed"])
+	}
+	slo := res["omnik"].(map[string]any)["goodput_slo_ms"]
+	if want := map[string]any{"ttft": 600000.0, "tpot": 600000.0, "e2el": 600000.0}; !reflect.DeepEqual(slo, want) {
+		t.Errorf("omnik.goodput_slo_ms = %v, want %v", slo, want)
+	}
+}
+
+// What the flags put on the wire, per endpoint: the path, the model name sent, and the
+// body fields (extra body, ignore_eos, return_stage_metrics, max_tokens).
+func TestBenchRequestsOnTheWire(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		endpoint, model string
+		dataset         []string
+		json            bool
+		want            map[string]any // body fields (JSON bodies)
+		multipart       []string       // form field names (multipart bodies)
+	}{
+		{"/v1/chat/completions", "Qwen/Qwen3-Omni-30B-A3B-Instruct", nil, true,
+			map[string]any{"max_tokens": 3.0, "ignore_eos": true, "temperature": 0.25, "return_stage_metrics": true, "stream": true}, nil},
+		{"/v1/audio/speech", "Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice", nil, true,
+			map[string]any{"stream": true, "response_format": "pcm", "temperature": 0.25}, nil},
+		{"/v1/images/generations", "tencent/HunyuanImage-3.0", nil, true,
+			map[string]any{"n": 1.0, "temperature": 0.25}, nil},
+		{"/v1/images/edits", "ByteDance-Seed/BAGEL-7B-MoT", []string{"--dataset-name", "random-mm"}, false,
+			nil, []string{`name="image"; filename="image.png"`, `name="prompt"`, `name="model"`}},
+	} {
+		t.Run(strings.ReplaceAll(tc.endpoint, "/", "_"), func(t *testing.T) {
+			t.Parallel()
+			srv := startBenchServer(t)
+			args := append([]string{"bench", "-q", "--host", srv.host, "--port", srv.port, "--endpoint", tc.endpoint,
+				"--model", "ignored/because-served-model-name-is-set", "--served-model-name", tc.model,
+				"--num-prompts", "2", "--random-input-len", "8", "--random-output-len", "3", "--ignore-eos", "--print-stage",
+				"--extra-body", `{"temperature":0.25}`}, tc.dataset...)
+			r := runOmnik(t, t.TempDir(), nil, args...)
+			expect{code: 0, stdout: []string{"Successful requests:                     2 ", "Failed requests:                         0 "}}.check(t, r)
+			posts := srv.posts()
+			if len(posts) != 2 {
+				t.Fatalf("%d requests, want 2", len(posts))
+			}
+			for _, p := range posts {
+				if p.path != tc.endpoint {
+					t.Errorf("POST %s, want %s", p.path, tc.endpoint)
+				}
+				if !tc.json {
+					body := string(p.body)
+					for _, f := range append(tc.multipart, tc.model) {
+						if !strings.Contains(body, f) {
+							t.Errorf("multipart body lacks %q", f)
+						}
+					}
+					continue
+				}
+				body := p.json()
+				if body["model"] != tc.model {
+					t.Errorf("model %v, want %s", body["model"], tc.model)
+				}
+				for k, v := range tc.want {
+					if !reflect.DeepEqual(body[k], v) {
+						t.Errorf("%s = %#v, want %#v (body %s)", k, body[k], v, p.body)
+					}
+				}
+			}
+		})
+	}
+}
+
+// readResult decodes a --save-result file.
+func readResult(t *testing.T, path string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatalf("%s: %v\n%s", path, err, data)
+	}
+	return m
+}

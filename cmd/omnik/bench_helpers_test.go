@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/omnik-dev/omnik/mock"
+)
+
+// benchTestdata is cmd/omnik/testdata/bench, absolute.
+func benchTestdata(t *testing.T, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("testdata", "bench", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// seenRequest is one request the simulator behind a benchServer received.
+type seenRequest struct {
+	method, path, contentType string
+	body                      []byte
+}
+
+// json decodes a JSON body (nil for multipart and other bodies).
+func (r seenRequest) json() map[string]any {
+	var m map[string]any
+	if json.Unmarshal(r.body, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// benchServer is the simulator behind a recording proxy, so a test sees every request
+// omnik sends (warmups included) and can assert none was sent.
+type benchServer struct {
+	URL  string
+	host string
+	port string
+	mu   sync.Mutex
+	seen []seenRequest
+}
+
+// startBenchServer serves the simulator, 20 times faster than real time unless opts say
+// otherwise, behind a recorder.
+func startBenchServer(t *testing.T, opts ...mock.Option) *benchServer {
+	t.Helper()
+	sim, err := mock.New(append([]mock.Option{mock.WithSpeed(20)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sim.Handler()
+	s := &benchServer{}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if r.Method == http.MethodPost {
+			s.mu.Lock()
+			s.seen = append(s.seen, seenRequest{r.Method, r.URL.Path, r.Header.Get("Content-Type"), body})
+			s.mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	s.URL = ts.URL
+	u := strings.TrimPrefix(ts.URL, "http://")
+	s.host, s.port, _ = strings.Cut(u, ":")
+	return s
+}
+
+// posts are the POST requests received so far.
+func (s *benchServer) posts() []seenRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]seenRequest(nil), s.seen...)
+}
+
+// benchRecord is the part of an --out json Record line these tests read.
+type benchRecord struct {
+	OK            bool      `json:"ok"`
+	Endpoint      string    `json:"endpoint"`
+	IntendedStart time.Time `json:"intended_start"`
+	Start         time.Time `json:"start"`
+	Usage         struct {
+		Prompt     int
+		Completion int
+	} `json:"usage"`
+	Images struct {
+		Count int `json:"count"`
+	} `json:"images"`
+	Error *struct {
+		Kind    string `json:"kind"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// readRecords reads the Record lines of an --out json file.
+func readRecords(t *testing.T, path string) []benchRecord {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []benchRecord
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var l struct {
+			Type string          `json:"type"`
+			Data json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatalf("%s: bad line %q: %v", path, line, err)
+		}
+		if l.Type != "Record" {
+			continue
+		}
+		var r benchRecord
+		if err := json.Unmarshal(l.Data, &r); err != nil {
+			t.Fatalf("%s: bad record %s: %v", path, l.Data, err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// summaryValue is the value of a summary row, e.g. "Successful requests:".
+func summaryValue(t *testing.T, stdout, label string) string {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(label) + ` +(\S+)`).FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("no %q row in the summary:\n%s", label, stdout)
+	}
+	return m[1]
+}
+
+func summaryFloat(t *testing.T, stdout, label string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(summaryValue(t, stdout, label), 64)
+	if err != nil {
+		t.Fatalf("%s: %v", label, err)
+	}
+	return v
+}
+
+// benchScript is the parsed output of `omnik bench --print-script`.
+type benchScript struct {
+	text               string
+	dataset            map[string]any
+	extraBody          map[string]any
+	warmups            int
+	returnStageMetrics bool
+	omni               map[string]any
+	scenario           map[string]any
+}
+
+var (
+	scriptDataset = regexp.MustCompile(`(?m)^const samples = dataset\((.*)\);$`)
+	scriptExtra   = regexp.MustCompile(`(?m)^const extraBody = (.*);$`)
+	scriptWarmups = regexp.MustCompile(`(?m)^const warmups = (\d+);$`)
+	scriptStage   = regexp.MustCompile(`(?m)^const returnStageMetrics = (true|false);$`)
+	scriptOptions = regexp.MustCompile(`(?ms)^export const options = (\{.*?^\});$`)
+)
+
+func parseBenchScript(t *testing.T, text string) benchScript {
+	t.Helper()
+	s := benchScript{text: text}
+	find := func(re *regexp.Regexp) string {
+		m := re.FindStringSubmatch(text)
+		if m == nil {
+			t.Fatalf("the script has no match for %s:\n%s", re, text)
+		}
+		return m[1]
+	}
+	decode := func(src string, v any) {
+		if err := json.Unmarshal([]byte(src), v); err != nil {
+			t.Fatalf("decoding %s: %v", src, err)
+		}
+	}
+	decode(find(scriptDataset), &s.dataset)
+	decode(find(scriptExtra), &s.extraBody)
+	s.warmups, _ = strconv.Atoi(find(scriptWarmups))
+	s.returnStageMetrics = find(scriptStage) == "true"
+	var opts struct {
+		Omni      map[string]any            `json:"omni"`
+		Scenarios map[string]map[string]any `json:"scenarios"`
+	}
+	decode(find(scriptOptions), &opts)
+	s.omni = opts.Omni
+	if len(opts.Scenarios) != 1 || opts.Scenarios["bench"] == nil {
+		t.Fatalf("scenarios = %v, want one named bench", opts.Scenarios)
+	}
+	s.scenario = opts.Scenarios["bench"]
+	return s
+}
+
+// printScript runs `omnik bench --print-script ARGS` and parses what it prints.
+func printScript(t *testing.T, args ...string) benchScript {
+	t.Helper()
+	// In the package directory, so relative dataset paths resolve against testdata/. No
+	// goroutine runs here, so the race detector's 1 s wait at exit is skipped.
+	r := runOmnik(t, ".", []string{"GORACE=atexit_sleep_ms=0"}, append([]string{"bench", "--print-script"}, args...)...)
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("omnik bench --print-script %v:\n%s", args, r)
+	}
+	return parseBenchScript(t, r.stdout)
+}
