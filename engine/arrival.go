@@ -63,14 +63,25 @@ func (a arrivalPool) run(s *scenario, next arrivals) {
 	var workers, growers sync.WaitGroup
 	var allocated atomic.Int64
 	var growing atomic.Bool
+	// idle counts workers about to wait for work: "a VU is free" even in the instant
+	// before its goroutine reaches the receive, so a just-started or just-finished VU
+	// never makes an arrival look unserved.
+	var idle atomic.Int64
 
-	startWorker := func(vu VU) {
+	// ready, when set, is called once the worker counts as idle.
+	startWorker := func(vu VU, ready func()) {
 		allocated.Add(1)
 		workers.Go(func() {
 			defer s.run.pool.put(vu)
 			for {
+				idle.Add(1)
+				if ready != nil {
+					ready()
+					ready = nil
+				}
 				select {
 				case w := <-work:
+					idle.Add(-1)
 					s.iterate(s.iterCtx, vu, w.n, w.due)
 				case <-done:
 					return
@@ -94,25 +105,30 @@ func (a arrivalPool) run(s *scenario, next arrivals) {
 				s.run.log.Error("cannot add a VU", "scenario", s.plan.Name, "error", err)
 				return
 			}
-			startWorker(vu)
+			startWorker(vu, nil)
 		})
 	}
+	// The pre-allocated VUs are all idle before the first arrival is due, so none is
+	// mistaken for busy while its goroutine starts.
+	var ready sync.WaitGroup
 	for range a.preAllocated {
 		vu, err := s.run.pool.get(s.startCtx)
 		if err != nil {
 			s.run.log.Error("cannot get a VU", "scenario", s.plan.Name, "error", err)
 			break
 		}
-		startWorker(vu)
+		ready.Add(1)
+		startWorker(vu, ready.Done)
 	}
+	ready.Wait()
 
-	a.dispatch(s, next, work, grow)
+	a.dispatch(s, next, work, grow, &idle)
 	close(done)
 	growers.Wait()
 	workers.Wait()
 }
 
-func (a arrivalPool) dispatch(s *scenario, next arrivals, work chan<- arrival, grow func()) {
+func (a arrivalPool) dispatch(s *scenario, next arrivals, work chan<- arrival, grow func(), idle *atomic.Int64) {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	stop := s.startCtx.Done()
@@ -133,14 +149,16 @@ func (a arrivalPool) dispatch(s *scenario, next arrivals, work chan<- arrival, g
 				return
 			}
 		}
-		select {
-		case work <- w:
-			continue
-		case <-stop:
-			// Due but not started when the scenario stopped: dropped, like the due ones after it.
-			s.drop(1 + a.countDue(s, next, i+1))
-			return
-		default:
+		if idle.Load() > 0 {
+			// A worker is free: it takes w as soon as it reaches its receive.
+			select {
+			case work <- w:
+				continue
+			case <-stop:
+				// Due but not started when the scenario stopped: dropped, like the due ones after it.
+				s.drop(1 + a.countDue(s, next, i+1))
+				return
+			}
 		}
 		grow()
 		s.warnInsufficientVUs(a.queue)

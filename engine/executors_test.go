@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -311,5 +312,23 @@ func TestSegmentRunsItsShare(t *testing.T) {
 	// a: floor(9/2) = 4 iterations; b: every other one of 20 arrivals = 10.
 	if res.IterationsCompleted+res.IterationsDropped != 14 || r.plan.PlannedVUs != 3 {
 		t.Errorf("result %+v, planned VUs %d", res, r.plan.PlannedVUs)
+	}
+}
+
+// Arrivals all due at once find every pre-allocated VU free: none is dropped or reported
+// as insufficient while the VUs' goroutines start.
+func TestSimultaneousArrivalsUseEveryPreAllocatedVU(t *testing.T) {
+	t.Parallel()
+	for range 5 {
+		var logs syncBuffer
+		r, rec := newRun(t, `{"scenarios": {"s": {"executor": "poisson-arrival-rate", "rate": "inf", "iterations": 40,
+			"maxVUs": 40, "onSaturation": "drop"}}}`, fakeScript(sleeper(20*time.Millisecond)), WithLogger(slogTo(&logs)))
+		res := r.Run(context.Background())
+		if res.IterationsCompleted != 40 || rec.sum("dropped_iterations") != 0 {
+			t.Fatalf("completed %d, dropped %v; want 40 and 0", res.IterationsCompleted, rec.sum("dropped_iterations"))
+		}
+		if strings.Contains(logs.String(), "insufficient VUs") {
+			t.Fatalf("spurious warning: %s", logs.String())
+		}
 	}
 }

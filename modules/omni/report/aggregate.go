@@ -173,7 +173,7 @@ func requestTPOT(q *Request) (time.Duration, bool) {
 			sum += d
 		}
 		mean := sum / time.Duration(len(q.ITL))
-		return mean, mean > 0
+		return mean, true
 	}
 	if q.TextLatency > q.TTFT && q.TTFT > 0 {
 		return (q.TextLatency - q.TTFT) / time.Duration(q.OutputTokens-1), true

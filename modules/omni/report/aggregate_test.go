@@ -216,3 +216,19 @@ func TestAggregatePercentilesOption(t *testing.T) {
 		t.Errorf("E2EL percentiles = %+v", got)
 	}
 }
+
+// A request whose text chunks arrived together has ITL entries of 0: its TPOT is 0, not
+// missing (latest upstream: the mean of the entries, unconditionally).
+func TestTPOTOfBurstChunksIsZeroNotMissing(t *testing.T) {
+	t.Parallel()
+	q := Request{Success: true, OutputTokens: 3, TTFT: 10 * time.Millisecond, TextLatency: 10 * time.Millisecond,
+		ITL: []time.Duration{0, 0}}
+	got, ok := requestTPOT(&q)
+	if !ok || got != 0 {
+		t.Fatalf("requestTPOT = %v, %v; want 0, true", got, ok)
+	}
+	r := Aggregate([]Request{q}, time.Second, Options{Goodput: []SLO{{Metric: "tpot", Max: time.Millisecond}}})
+	if r.TPOT.N != 1 || r.RequestGoodput == nil || *r.RequestGoodput != 1 {
+		t.Errorf("TPOT samples %d, goodput %v; want 1 sample and a good request", r.TPOT.N, r.RequestGoodput)
+	}
+}
