@@ -128,6 +128,12 @@ func (t *TrendSink) Count() int64 { return t.n }
 // Approximate reports whether percentiles come from the HDR histogram.
 func (t *TrendSink) Approximate() bool { return t.hist != nil }
 
+// Values returns every value added, in no particular order, while the sink is exact; ok is
+// false once it is approximate. The slice is the sink's own: read it before the next Add
+// and do not modify it. Callers that need a statistic computed their own way (the omni
+// report reproduces numpy's operation order) start from it.
+func (t *TrendSink) Values() (values []float64, ok bool) { return t.values, t.hist == nil }
+
 // ErrorBound is the largest relative error of a percentile: 0 while exact, else
 // HDRRelativeError (plus HDRAbsoluteError for values near zero).
 func (t *TrendSink) ErrorBound() float64 {
@@ -152,17 +158,18 @@ func (t *TrendSink) Value(st Stat, _ time.Duration) (float64, bool) {
 	case "max":
 		return t.max, true
 	case "med":
-		return t.percentile(50), true
+		return t.median(), true
 	case "p":
 		return t.percentile(st.P), true
 	}
 	return 0, false
 }
 
-// percentile uses numpy's linear interpolation between the order statistics around
-// h = (n-1)p/100, so exact results match `vllm bench serve` digit for digit.
+// percentile is numpy's default "linear" method, with numpy's operation order (index
+// (n-1)·(p/100), interpolation from the nearer end), so exact results agree with
+// `vllm bench serve` to the last digit.
 func (t *TrendSink) percentile(p float64) float64 {
-	h := float64(t.n-1) * p / 100
+	h := float64(t.n-1) * (p / 100)
 	lo := int64(math.Floor(h))
 	frac := h - float64(lo)
 	at := t.orderStat
@@ -171,10 +178,24 @@ func (t *TrendSink) percentile(p float64) float64 {
 	}
 	v := at(lo)
 	if lo+1 < t.n && frac > 0 {
-		v += frac * (at(lo+1) - v)
+		b := at(lo + 1)
+		if frac >= 0.5 {
+			v = b - (b-v)*(1-frac)
+		} else {
+			v += (b - v) * frac
+		}
 	}
 	// The histogram's midpoints can overshoot the exact extremes by half a bucket.
 	return min(max(v, t.min), t.max)
+}
+
+// median is numpy's: the mean of the two middle values when the count is even.
+func (t *TrendSink) median() float64 {
+	if t.hist != nil || t.n%2 == 1 {
+		return t.percentile(50)
+	}
+	t.sort()
+	return (t.values[t.n/2-1] + t.values[t.n/2]) / 2
 }
 
 func (t *TrendSink) sort() {

@@ -49,7 +49,9 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string) error {
 	if err != nil {
 		return invalid(err)
 	}
-	r.omni.bench = omni.SectionOptions{Goodput: slos, MaxConcurrency: f.maxConcurrency, RequestRate: p.rate}
+	// Only --save-detailed keeps every request in memory, for its per-request arrays.
+	r.omni.bench = omni.SectionOptions{Goodput: slos, MaxConcurrency: f.maxConcurrency, RequestRate: p.rate,
+		Detailed: f.saveDetailed}
 	metadata, err := keyValues("--metadata", f.metadata)
 	if err != nil {
 		return err
@@ -68,8 +70,7 @@ func (f *benchFlags) writeResult(o *omniRun, p *benchPlan, metadata map[string]s
 	}
 	info := report.RunInfo{Date: time.Now(), EndpointType: p.backend, Backend: p.backend, Label: f.label,
 		ModelID: model, TokenizerID: model, NumPrompts: f.numPrompts, Metadata: metadata, Burstiness: f.burstiness}
-	opts := o.section
-	result, name, ok := o.module.SaveResult(opts, info, f.saveDetailed)
+	result, name, ok := o.module.SaveResult(info)
 	if !ok {
 		return fmt.Errorf("--save-result: no request finished, nothing to save")
 	}

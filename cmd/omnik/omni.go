@@ -43,27 +43,30 @@ type omniRun struct {
 	module    *omni.Module
 	server    *mock.Server
 	mockURL   string
-	section   omni.SectionOptions
 	jsOptions []js.Option
 	out       metrics.Outputs
 }
 
 func (f *omniFlags) setup(reg *metrics.Registry, log *slog.Logger, stderr io.Writer) (*omniRun, error) {
 	o := &omniRun{flags: f}
-	var err error
+	var (
+		section omni.SectionOptions
+		err     error
+	)
 	if f.percentileMetrics != "" {
-		if o.section.Metrics, err = report.ParseMetrics(f.percentileMetrics); err != nil {
+		if section.Metrics, err = report.ParseMetrics(f.percentileMetrics); err != nil {
 			return nil, invalid(fmt.Errorf("--percentile-metrics: %w", err))
 		}
 	}
-	if o.section.Percentiles, err = report.ParsePercentiles(f.metricPercentiles); err != nil {
+	if section.Percentiles, err = report.ParsePercentiles(f.metricPercentiles); err != nil {
 		return nil, invalid(fmt.Errorf("--metric-percentiles: %w", err))
 	}
-	o.section.NoStages = f.noStageSummary
-	o.section.Goodput = f.bench.Goodput
-	o.section.MaxConcurrency = f.bench.MaxConcurrency
-	o.section.RequestRate = f.bench.RequestRate
-	o.module = omni.New(reg, omni.WithRecords(func(r any) {
+	section.NoStages = f.noStageSummary
+	section.Goodput = f.bench.Goodput
+	section.MaxConcurrency = f.bench.MaxConcurrency
+	section.RequestRate = f.bench.RequestRate
+	section.Detailed = f.bench.Detailed
+	o.module = omni.New(reg, omni.WithSection(section), omni.WithRecords(func(r any) {
 		if o.out != nil {
 			o.out.AddRecord(r)
 		}
@@ -104,7 +107,7 @@ func (o *omniRun) configure(opts engine.Options) error {
 func (o *omniRun) recordsTo(outs metrics.Outputs) { o.out = outs }
 
 func (o *omniRun) sections() []metrics.Section {
-	return []metrics.Section{o.module.Section(o.section)}
+	return []metrics.Section{o.module.Section()}
 }
 
 func (o *omniRun) close() {

@@ -34,7 +34,7 @@ func WithRecords(f func(any)) Option { return func(m *Module) { m.records = f } 
 
 // New makes the module of one run and registers its metrics in reg.
 func New(reg *metrics.Registry, opts ...Option) *Module {
-	m := &Module{metrics: RegisterMetrics(reg), log: newRequestLog(), records: func(any) {},
+	m := &Module{metrics: RegisterMetrics(reg), log: newRequestLog(SectionOptions{}), records: func(any) {},
 		datasets: datasets{bySpec: map[string]*loadedDataset{}}}
 	for _, o := range opts {
 		o(m)
@@ -60,10 +60,9 @@ func (m *Module) defaultClient() *target {
 	return m.def
 }
 
-// Section is the Serving/Stage Benchmark Result block for the summary.
-func (m *Module) Section(opts SectionOptions) metrics.Section {
-	return &section{log: m.log, opts: opts}
-}
+// Section is the Serving/Stage Benchmark Result block for the summary, shaped by the
+// options given to New (WithSection).
+func (m *Module) Section() metrics.Section { return &section{log: m.log} }
 
 // Close releases idle connections.
 func (m *Module) Close() {

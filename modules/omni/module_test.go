@@ -141,7 +141,7 @@ export default async function () {
 		t.Errorf("stage_gen_time{stage:thinker} samples = %d", n)
 	}
 	var text strings.Builder
-	if err := mod.Section(SectionOptions{}).Text(&text); err != nil {
+	if err := mod.Section().Text(&text); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Serving Benchmark Result", "Successful requests:                     2", "Stage Benchmark Result", "Stage 0 (thinker)"} {

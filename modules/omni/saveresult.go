@@ -5,20 +5,23 @@ import (
 )
 
 // SaveResult is the `--save-result` JSON of the whole run (with `--save-detailed`'s
-// per-request arrays when detailed) and vllm's default file name for it; ok is false when
-// no request was made.
-func (m *Module) SaveResult(opts SectionOptions, info report.RunInfo, detailed bool) (result map[string]any, filename string, ok bool) {
-	all, _ := m.log.all()
-	if len(all) == 0 {
+// per-request arrays when the module keeps requests, SectionOptions.Detailed) and vllm's
+// default file name for it; ok is false when no request was made.
+func (m *Module) SaveResult(info report.RunInfo) (result map[string]any, filename string, ok bool) {
+	l := m.log
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.byScenario) == 0 {
 		return nil, "", false
 	}
-	r := report.Aggregate(all, span(all), opts.aggregate())
+	_, all := l.scenarios()
+	r := all.acc.Result(all.span())
 	metadata := info.Metadata
 	info.Metadata = nil
-	result = report.SaveResult(r, info, opts.Metrics)
+	result = report.SaveResult(r, info, l.opts.Metrics)
 	addMetadata(result, metadata)
-	if detailed {
-		report.SaveDetailed(result, all)
+	if l.opts.Detailed {
+		report.SaveDetailed(result, all.reqs)
 	}
 	return result, report.ResultFilename(r, info), true
 }

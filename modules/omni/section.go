@@ -2,34 +2,75 @@ package omni
 
 import (
 	"io"
-	"sort"
+	"maps"
+	"math"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/omnik-dev/omnik/modules/omni/report"
 )
 
-// requestLog keeps each finished request's report view, by scenario, for the Serving and
-// Stage blocks. It grows with the number of requests, like the reference client's
-// lists; the metric sinks stay bounded regardless.
+// requestLog folds each finished request into its scenario's report.Accumulator for the
+// Serving and Stage blocks, so its memory stays bounded over a soak test. Only
+// SectionOptions.Detailed also keeps every request.
 type requestLog struct {
 	mu         sync.Mutex
 	origin     time.Time
-	byScenario map[string][]report.Request
-	order      []string
+	opts       SectionOptions
+	byScenario map[string]*scenarioLog
 }
 
-func newRequestLog() *requestLog {
-	return &requestLog{origin: time.Now(), byScenario: map[string][]report.Request{}}
+// scenarioLog is one scenario's requests, folded.
+type scenarioLog struct {
+	acc         *report.Accumulator
+	first, last time.Duration // earliest start and latest end of any request
+	reqs        []report.Request
+}
+
+func newRequestLog(opts SectionOptions) *requestLog {
+	return &requestLog{origin: time.Now(), opts: opts, byScenario: map[string]*scenarioLog{}}
 }
 
 func (l *requestLog) add(scenario string, q report.Request) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, ok := l.byScenario[scenario]; !ok {
-		l.order = append(l.order, scenario)
+	sc := l.byScenario[scenario]
+	if sc == nil {
+		sc = l.newScenarioLog()
+		l.byScenario[scenario] = sc
 	}
-	l.byScenario[scenario] = append(l.byScenario[scenario], q)
+	sc.acc.Add(q)
+	sc.first, sc.last = min(sc.first, q.Start), max(sc.last, q.Start+q.Latency)
+	if l.opts.Detailed {
+		sc.reqs = append(sc.reqs, q)
+	}
+}
+
+func (l *requestLog) newScenarioLog() *scenarioLog {
+	return &scenarioLog{acc: report.NewAccumulator(l.opts.aggregate()),
+		first: math.MaxInt64, last: math.MinInt64}
+}
+
+// span is the benchmark duration: first request start to last request end.
+func (sc *scenarioLog) span() time.Duration { return sc.last - sc.first }
+
+// scenarios returns the scenario names in order, and the whole run: the scenarios merged
+// in that order, as if their requests had been listed one scenario after the other.
+// The caller holds l.mu.
+func (l *requestLog) scenarios() ([]string, *scenarioLog) {
+	names := slices.Sorted(maps.Keys(l.byScenario))
+	if len(names) == 1 {
+		return names, l.byScenario[names[0]]
+	}
+	all := l.newScenarioLog()
+	for _, n := range names {
+		sc := l.byScenario[n]
+		all.acc.Merge(sc.acc)
+		all.first, all.last = min(all.first, sc.first), max(all.last, sc.last)
+		all.reqs = append(all.reqs, sc.reqs...)
+	}
+	return names, all
 }
 
 // SectionOptions shape the Serving/Stage blocks (vllm bench serve's flags).
@@ -42,13 +83,24 @@ type SectionOptions struct {
 	Goodput        []report.SLO
 	MaxConcurrency int
 	RequestRate    float64
+	// Detailed keeps every request for the per-request arrays of --save-detailed
+	// (Module.SaveResult): the one part of the summary whose memory grows with the number
+	// of requests, so only omnik bench --save-detailed sets it.
+	Detailed bool
+	// ExactSamples is how many values each distribution keeps for exact percentiles;
+	// 0 means report.DefaultExactSamples.
+	ExactSamples int
+}
+
+// WithSection sets the options of the Serving/Stage blocks before the run: requests are
+// judged against the goodput SLOs as they finish, and Detailed decides whether every
+// request is kept.
+func WithSection(opts SectionOptions) Option {
+	return func(m *Module) { m.log = newRequestLog(opts) }
 }
 
 // section is the summary block of the omni module.
-type section struct {
-	log  *requestLog
-	opts SectionOptions
-}
+type section struct{ log *requestLog }
 
 func (s *section) Name() string { return "omni" }
 
@@ -59,16 +111,18 @@ type scenarioResult struct {
 
 // results aggregates the whole run and, when there are several scenarios, each one.
 func (s *section) results() []scenarioResult {
-	all, names := s.log.all()
-	if len(all) == 0 {
+	l := s.log
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.byScenario) == 0 {
 		return nil
 	}
-	opts := s.opts.aggregate()
-	out := []scenarioResult{{"", report.Aggregate(all, span(all), opts)}}
+	names, all := l.scenarios()
+	out := []scenarioResult{{"", all.acc.Result(all.span())}}
 	if len(names) > 1 {
 		for _, n := range names {
-			reqs := s.log.scenario(n)
-			out = append(out, scenarioResult{n, report.Aggregate(reqs, span(reqs), opts)})
+			sc := l.byScenario[n]
+			out = append(out, scenarioResult{n, sc.acc.Result(sc.span())})
 		}
 	}
 	return out
@@ -76,36 +130,7 @@ func (s *section) results() []scenarioResult {
 
 func (o SectionOptions) aggregate() report.Options {
 	return report.Options{Percentiles: o.Percentiles, Goodput: o.Goodput,
-		MaxConcurrency: o.MaxConcurrency, RequestRate: o.RequestRate}
-}
-
-// all returns every request, scenario by scenario in name order, and the names.
-func (l *requestLog) all() ([]report.Request, []string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	names := append([]string(nil), l.order...)
-	sort.Strings(names)
-	var all []report.Request
-	for _, n := range names {
-		all = append(all, l.byScenario[n]...)
-	}
-	return all, names
-}
-
-func (l *requestLog) scenario(name string) []report.Request {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.byScenario[name]
-}
-
-// span is the benchmark duration: first request start to last request end.
-func span(reqs []report.Request) time.Duration {
-	first, last := reqs[0].Start, time.Duration(0)
-	for _, q := range reqs {
-		first = min(first, q.Start)
-		last = max(last, q.Start+q.Latency)
-	}
-	return last - first
+		MaxConcurrency: o.MaxConcurrency, RequestRate: o.RequestRate, ExactSamples: o.ExactSamples}
 }
 
 func (s *section) Text(w io.Writer) error {
@@ -114,7 +139,7 @@ func (s *section) Text(w io.Writer) error {
 		if r.name != "" {
 			title = "Serving Benchmark Result (" + r.name + ")"
 		}
-		err := report.Render(w, r.result, report.RenderOptions{Metrics: s.opts.Metrics, Stages: !s.opts.NoStages, Title: title})
+		err := report.Render(w, r.result, report.RenderOptions{Metrics: s.log.opts.Metrics, Stages: !s.log.opts.NoStages, Title: title})
 		if err != nil {
 			return err
 		}
@@ -133,7 +158,7 @@ func (s *section) JSON() any {
 		if name == "" {
 			name = "all"
 		}
-		out[name] = report.SaveResult(r.result, report.RunInfo{Date: time.Now()}, s.opts.Metrics)
+		out[name] = report.SaveResult(r.result, report.RunInfo{Date: time.Now()}, s.log.opts.Metrics)
 	}
 	return out
 }

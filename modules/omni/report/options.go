@@ -85,7 +85,7 @@ func ParseGoodput(args []string) ([]SLO, error) {
 	return out, nil
 }
 
-// Options configure Aggregate. The zero value is omnik's default.
+// Options configure Aggregate and an Accumulator. The zero value is omnik's default.
 type Options struct {
 	// Percentiles of `--metric-percentiles`; nil means [99]. They are fixed at aggregation
 	// because the printed blocks and the result file must agree.
@@ -96,7 +96,14 @@ type Options struct {
 	ContinuityThreshold time.Duration
 	MaxConcurrency      int     // printed when > 0
 	RequestRate         float64 // configured RPS; 0 or +Inf means unbounded ("inf")
+	// ExactSamples is how many values each distribution keeps (8 bytes each) for exact
+	// statistics; past it, its median and percentiles come from an HDR histogram of
+	// constant size (Dist.ErrorBound). 0 means DefaultExactSamples.
+	ExactSamples int
 }
+
+// DefaultExactSamples is the default of Options.ExactSamples: 1.6 MB per distribution.
+const DefaultExactSamples = 200_000
 
 func (o Options) percentiles() []float64 {
 	if o.Percentiles == nil {
@@ -110,4 +117,11 @@ func (o Options) continuityThreshold() time.Duration {
 		return 100 * time.Millisecond
 	}
 	return o.ContinuityThreshold
+}
+
+func (o Options) exactSamples() int {
+	if o.ExactSamples <= 0 {
+		return DefaultExactSamples
+	}
+	return o.ExactSamples
 }

@@ -109,6 +109,7 @@ func omnikKeys(r *Result, sel selection) map[string]any {
 		"goodput_slo_ms":           goodput,
 		"audio_continuity_ok_rate": r.ContinuityOKRate,
 		"audio_underrun_measured":  r.UnderrunMeasured,
+		"percentile_error_bound":   r.errorBound(),
 	}
 	putDist(o, "ttfc_ms", r.TTFC)
 	putDist(o, "image_generation_ms", r.ImageGeneration)
@@ -118,6 +119,22 @@ func omnikKeys(r *Result, sel selection) map[string]any {
 	}
 	o["stages"] = stages
 	return o
+}
+
+// errorBound is the largest relative error of any median or percentile: 0 while every
+// list fit Options.ExactSamples.
+func (r *Result) errorBound() float64 {
+	ds := []Dist{r.E2EL, r.TTFT, r.TPOT, r.ITL, r.TTFC, r.AudioTTFP, r.AudioRTF, r.AudioDuration,
+		r.AudioUnderrun, r.ImageGeneration}
+	for _, s := range r.Stages {
+		ds = append(ds, s.GenTime, s.Postprocess, s.ServingTTFT, s.TTFT, s.TPOT, s.ITL, s.ServingTTFP,
+			s.AudioRTF, s.AudioDurations, s.TTFC, s.TPOP, s.ICL)
+	}
+	bound := 0.0
+	for _, d := range ds {
+		bound = max(bound, d.ErrorBound)
+	}
+	return bound
 }
 
 func stageKeys(s *StageResult) map[string]any {

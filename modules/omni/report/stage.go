@@ -1,9 +1,6 @@
 package report
 
-import (
-	"slices"
-	"strconv"
-)
+import "strconv"
 
 // StageKind is how a stage's rows are printed, inferred from its output types as upstream
 // does (no stage descriptor exists).
@@ -66,121 +63,154 @@ func stageKind(f, u string) StageKind {
 	return StageOther
 }
 
-// aggregateStages groups the stage rows of successful requests by stage id, ascending.
-func aggregateStages(reqs []Request, ps []float64) []StageResult {
-	rows := map[int][]*Stage{}
-	for i := range reqs {
-		if !reqs[i].Success {
-			continue
-		}
-		for j := range reqs[i].Stages {
-			s := &reqs[i].Stages[j]
-			rows[s.ID] = append(rows[s.ID], s)
-		}
-	}
-	ids := make([]int, 0, len(rows))
-	for id := range rows {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	out := make([]StageResult, len(ids))
-	for i, id := range ids {
-		out[i] = aggregateStage(id, rows[id], ps)
-	}
-	return out
+// stageAccumulator folds one stage's rows (§6.3). The kind is known only once a row
+// names the unit type, so each list takes, from every row, the values its kind would
+// take; result reports the lists of the kind. Lists of server ms are kept in s, as the
+// reference converts them before the statistics.
+type stageAccumulator struct {
+	id                int
+	rows              int
+	name, final, unit string // the first row's name and final type; the first non-empty unit type
+
+	gen, post                  series // every row, missing = 0
+	anyPost                    bool
+	servingPositive            series // text Serving TTFT and audio Serving TTFP: ttfo > 0
+	servingReported            series // stream TTFC: every reported ttfo, zeros kept
+	ttft, tpot, itl            series // text, engine clock
+	rtf, durations             series // audio: server audio_rtf > 0 (unitless), audio_duration_s > 0 (s)
+	tpop, icl                  series // stream
+	tokens, unitCount, missing int
+	frames                     int64
+	audioSeconds               float64
 }
 
-func aggregateStage(id int, rows []*Stage, ps []float64) StageResult {
-	sr := StageResult{ID: id, Name: rows[0].Name}
-	if sr.Name == "" {
-		sr.Name = "stage_" + strconv.Itoa(id)
+func newStageAccumulator(id, budget int) *stageAccumulator {
+	s := &stageAccumulator{id: id}
+	for _, l := range s.allSeries() {
+		*l = newSeries(budget)
 	}
-	unit := "other"
-	for _, s := range rows {
-		if s.OutputUnitType != "" {
-			unit = s.OutputUnitType
-			break
-		}
-	}
-	sr.Kind = stageKind(rows[0].FinalOutputType, unit)
+	return s
+}
 
-	var gen, post, servingTTFT, ttft, tpot, itl, ttfp, rtf, durs, ttfc, tpop, icl []float64
-	anyPost := false
-	for _, s := range rows {
-		gen = append(gen, s.GenTimeMS)
-		post = append(post, s.PostprocessMS)
-		anyPost = anyPost || s.PostprocessMS > 0
-		if unit == "image" {
-			sr.Images += s.OutputUnitCount
-		}
-		ttfo := 0.0
-		if s.ServingTTFOMS != nil {
-			ttfo = *s.ServingTTFOMS
-		}
-		switch sr.Kind {
-		case StageText:
-			sr.Tokens += s.NumTokensOut
-			ttft = appendPositive(ttft, s.VLLMTTFTMS)
-			tpot = appendPositive(tpot, s.VLLMTPOTMS)
-			servingTTFT = appendPositive(servingTTFT, ttfo)
-			itl = appendSeries(itl, s.VLLMITLsMS, s.VLLMMeanITLMS)
-		case StageAudio:
-			ttfp = appendPositive(ttfp, ttfo)
-			rtf = appendPositive(rtf, s.AudioRTF)
-			frames := s.AudioFrames
-			if frames <= 0 && s.OutputUnitType == "audio" {
-				frames = int64(s.OutputUnitCount)
-			}
-			sr.AudioFrames += frames
-			if s.AudioDurationS > 0 {
-				durs = append(durs, s.AudioDurationS)
-				sr.AudioDuration += s.AudioDurationS
-			} else {
-				sr.MissingAudioDuration++
-			}
-		case StageStream:
-			if s.ServingTTFOMS != nil {
-				ttfc = append(ttfc, ttfo)
-			}
-			if s.OutputUnitCount > 1 && s.TPOPMS != nil {
-				tpop = append(tpop, *s.TPOPMS)
-			}
-			icl = appendSeries(icl, s.ICLMS, s.MeanICLMS)
-		}
+func (a *stageAccumulator) allSeries() []*series {
+	return []*series{&a.gen, &a.post, &a.servingPositive, &a.servingReported, &a.ttft, &a.tpot,
+		&a.itl, &a.rtf, &a.durations, &a.tpop, &a.icl}
+}
+
+func (a *stageAccumulator) add(s *Stage) {
+	if a.rows == 0 {
+		a.name, a.final = s.Name, s.FinalOutputType
 	}
-	sr.GenTime = summarizeMS(gen, ps)
-	if anyPost {
-		sr.Postprocess = summarizeMS(post, ps)
+	if a.unit == "" {
+		a.unit = s.OutputUnitType
 	}
-	sr.ServingTTFT = summarizeMS(servingTTFT, ps)
-	sr.TTFT = summarizeMS(ttft, ps)
-	sr.TPOT = summarizeMS(tpot, ps)
-	sr.ITL = summarizeMS(itl, ps)
-	sr.ServingTTFP = summarizeMS(ttfp, ps)
-	sr.AudioRTF = summarize(rtf, ps, 1)
-	sr.AudioDurations = summarize(durs, ps, 1)
-	sr.TTFC = summarizeMS(ttfc, ps)
-	sr.TPOP = summarizeMS(tpop, ps)
-	sr.ICL = summarizeMS(icl, ps)
+	a.rows++
+	a.gen.add(s.GenTimeMS / 1000)
+	a.post.add(s.PostprocessMS / 1000)
+	a.anyPost = a.anyPost || s.PostprocessMS > 0
+	a.unitCount += s.OutputUnitCount
+	a.tokens += s.NumTokensOut
+	if s.ServingTTFOMS != nil {
+		addPositiveMS(a.servingPositive, *s.ServingTTFOMS)
+		a.servingReported.add(*s.ServingTTFOMS / 1000)
+	}
+	addPositiveMS(a.ttft, s.VLLMTTFTMS)
+	addPositiveMS(a.tpot, s.VLLMTPOTMS)
+	addSeriesMS(a.itl, s.VLLMITLsMS, s.VLLMMeanITLMS)
+	if s.AudioRTF > 0 {
+		a.rtf.add(s.AudioRTF)
+	}
+	frames := s.AudioFrames
+	if frames <= 0 && s.OutputUnitType == "audio" {
+		frames = int64(s.OutputUnitCount)
+	}
+	a.frames += frames
+	if s.AudioDurationS > 0 {
+		a.durations.add(s.AudioDurationS)
+		a.audioSeconds += s.AudioDurationS
+	} else {
+		a.missing++
+	}
+	if s.OutputUnitCount > 1 && s.TPOPMS != nil {
+		a.tpop.add(*s.TPOPMS / 1000)
+	}
+	addSeriesMS(a.icl, s.ICLMS, s.MeanICLMS)
+}
+
+// merge adds o's rows after a's own; o is left unchanged.
+func (a *stageAccumulator) merge(o *stageAccumulator) {
+	if a.rows == 0 {
+		a.name, a.final = o.name, o.final
+	}
+	if a.unit == "" {
+		a.unit = o.unit
+	}
+	a.rows += o.rows
+	theirs := o.allSeries()
+	for i, l := range a.allSeries() {
+		l.merge(*theirs[i])
+	}
+	a.anyPost = a.anyPost || o.anyPost
+	a.tokens += o.tokens
+	a.unitCount += o.unitCount
+	a.missing += o.missing
+	a.frames += o.frames
+	a.audioSeconds += o.audioSeconds
+}
+
+// result reports the lists and totals of the stage's kind; the others stay zero.
+func (a *stageAccumulator) result(ps []float64) StageResult {
+	sr := StageResult{ID: a.id, Name: a.name, GenTime: a.gen.dist(ps, 1000)}
+	if sr.Name == "" {
+		sr.Name = "stage_" + strconv.Itoa(a.id)
+	}
+	unit := a.unit
+	if unit == "" {
+		unit = "other"
+	}
+	sr.Kind = stageKind(a.final, unit)
+	if a.anyPost {
+		sr.Postprocess = a.post.dist(ps, 1000)
+	}
+	if unit == "image" {
+		sr.Images = a.unitCount
+	}
+	// Lists of other kinds report as empty, whatever their rows carried.
+	for _, d := range []*Dist{&sr.ServingTTFT, &sr.TTFT, &sr.TPOT, &sr.ITL, &sr.ServingTTFP, &sr.AudioRTF,
+		&sr.AudioDurations, &sr.TTFC, &sr.TPOP, &sr.ICL} {
+		*d = summarize(nil, ps, 1)
+	}
+	switch sr.Kind {
+	case StageText:
+		sr.Tokens = a.tokens
+		sr.ServingTTFT = a.servingPositive.dist(ps, 1000)
+		sr.TTFT, sr.TPOT, sr.ITL = a.ttft.dist(ps, 1000), a.tpot.dist(ps, 1000), a.itl.dist(ps, 1000)
+	case StageAudio:
+		sr.AudioFrames, sr.AudioDuration, sr.MissingAudioDuration = a.frames, a.audioSeconds, a.missing
+		sr.ServingTTFP = a.servingPositive.dist(ps, 1000)
+		sr.AudioRTF, sr.AudioDurations = a.rtf.dist(ps, 1), a.durations.dist(ps, 1)
+	case StageStream:
+		sr.TTFC, sr.TPOP, sr.ICL = a.servingReported.dist(ps, 1000), a.tpop.dist(ps, 1000), a.icl.dist(ps, 1000)
+	}
 	return sr
 }
 
-func appendPositive(xs []float64, v float64) []float64 {
-	if v > 0 {
-		return append(xs, v)
+func addPositiveMS(s series, ms float64) {
+	if ms > 0 {
+		s.add(ms / 1000)
 	}
-	return xs
 }
 
-// appendSeries adds a row's list of gaps, or its single mean when the server sent no list.
-func appendSeries(xs, list []float64, mean *float64) []float64 {
-	if list != nil {
-		return append(xs, list...)
+// addSeriesMS adds a row's list of gaps, or its single mean when the server sent no list.
+func addSeriesMS(s series, list []float64, mean *float64) {
+	switch {
+	case list != nil:
+		for _, v := range list {
+			s.add(v / 1000)
+		}
+	case mean != nil:
+		s.add(*mean / 1000)
 	}
-	if mean != nil {
-		return append(xs, *mean)
-	}
-	return xs
 }
 
 var stageKindNames = map[StageKind]string{

@@ -5,11 +5,18 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/omnik-dev/omnik/metrics"
 )
 
 // Dist summarises one list of samples in the unit it is printed in.
 type Dist struct {
-	N           int // samples behind the statistics; 0 means the list was empty and all values are 0
+	N int // samples behind the statistics; 0 means the list was empty and all values are 0
+	// ErrorBound is 0 while the statistics are exact. Past Options.ExactSamples values it
+	// is the relative error of Median and Percentiles, which then come from an HDR
+	// histogram (metrics.HDRRelativeError, plus metrics.HDRAbsoluteError·scale near 0);
+	// N and Mean stay exact.
+	ErrorBound  float64
 	Mean        float64
 	Median      float64
 	Percentiles []Percentile // one per requested percentile, in the order requested
@@ -43,16 +50,6 @@ func summarize(xs []float64, ps []float64, scale float64) Dist {
 		d.Percentiles[i].Value = percentile(sorted, p) * scale
 	}
 	return d
-}
-
-// summarizeMS summarises server millisecond values: converted to seconds first and back
-// to ms after the statistics, so rounding matches the reference exactly.
-func summarizeMS(ms []float64, ps []float64) Dist {
-	s := make([]float64, len(ms))
-	for i, v := range ms {
-		s[i] = v / 1000
-	}
-	return summarize(s, ps, 1000)
 }
 
 // seconds converts client durations to float seconds, the reference's unit.
@@ -96,4 +93,34 @@ func percentileLabel(p float64) string {
 		return strconv.FormatInt(int64(p), 10)
 	}
 	return strconv.FormatFloat(p, 'g', -1, 64)
+}
+
+// series is one of the reference's sample lists (§5) kept in a Trend sink: every value
+// while there are at most the budget, so the statistics are the reference's to the last
+// digit, and HDR histograms beyond, so a soak test's memory stays bounded.
+type series struct{ sink *metrics.TrendSink }
+
+func newSeries(budget int) series { return series{metrics.NewTrendSink(budget)} }
+
+func (s series) add(v float64) { s.sink.Add(metrics.Sample{Value: v}) }
+
+// merge adds o's values; it cannot fail, both being Trend sinks.
+func (s series) merge(o series) { _ = s.sink.Merge(o.sink) }
+
+// dist summarises the list in the printed unit (values × scale): with summarize while
+// exact, from the sink's histogram beyond.
+func (s series) dist(ps []float64, scale float64) Dist {
+	if vs, exact := s.sink.Values(); exact {
+		return summarize(vs, ps, scale)
+	}
+	stat := func(st metrics.Stat) float64 {
+		v, _ := s.sink.Value(st, 0)
+		return v * scale
+	}
+	d := Dist{N: int(s.sink.Count()), ErrorBound: s.sink.ErrorBound(), Percentiles: make([]Percentile, len(ps)),
+		Mean: stat(metrics.Stat{Name: "avg"}), Median: stat(metrics.Stat{Name: "med"})}
+	for i, p := range ps {
+		d.Percentiles[i] = Percentile{P: p, Value: stat(metrics.Percentile(p))}
+	}
+	return d
 }

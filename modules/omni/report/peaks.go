@@ -1,0 +1,114 @@
+package report
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// timeline keeps what the 1-second peaks of §4.2 need without keeping requests: per
+// millisecond of the run's shared origin, the output tokens that arrived and the change
+// in active requests, in one pair of arrays per second that saw an event (8 kB). t0, the
+// earliest successful start, is known only at the end, so the buckets are cut then.
+//
+// The cut is exact to the millisecond: buckets start at t0 rounded down to a whole
+// millisecond of the origin, which is §4.2's rule whenever t0 falls on one, and
+// otherwise moves every bucket boundary earlier by less than 1 ms.
+type timeline struct {
+	first, last time.Duration // earliest successful start, latest end; first > last while empty
+	seconds     map[int64]*msCounts
+}
+
+// msCounts is one second of the origin, by millisecond.
+type msCounts struct {
+	tokens [1000]int32
+	// active gets +1 at a request's start and -1 one second after its end: summed up to a
+	// bucket's last millisecond it gives the requests whose start bucket ≤ that bucket ≤
+	// their end bucket, so back-to-back requests share a bucket as upstream counts them.
+	active [1000]int32
+}
+
+func newTimeline() timeline {
+	return timeline{first: math.MaxInt64, last: math.MinInt64, seconds: map[int64]*msCounts{}}
+}
+
+// at returns the counters of the millisecond holding t.
+func (tl *timeline) at(t time.Duration) (*msCounts, int) {
+	ms := floorDiv(int64(t), int64(time.Millisecond))
+	sec := floorDiv(ms, 1000)
+	c := tl.seconds[sec]
+	if c == nil {
+		c = new(msCounts)
+		tl.seconds[sec] = c
+	}
+	return c, int(ms - sec*1000)
+}
+
+// add counts a successful request: its token times are start + TTFT, then one per ITL
+// entry, cumulatively.
+func (tl *timeline) add(q *Request) {
+	end := q.Start + q.Latency
+	tl.first, tl.last = min(tl.first, q.Start), max(tl.last, end)
+	// Latest upstream skips requests without text so image runs get no fake token.
+	if q.OutputTokens > 0 || len(q.ITL) > 0 || q.TTFT > 0 {
+		t := q.Start + q.TTFT
+		c, i := tl.at(t)
+		c.tokens[i]++
+		for _, gap := range q.ITL {
+			t += gap
+			c, i = tl.at(t)
+			c.tokens[i]++
+		}
+	}
+	c, i := tl.at(q.Start)
+	c.active[i]++
+	c, i = tl.at(end + time.Second)
+	c.active[i]--
+}
+
+func (tl *timeline) merge(o *timeline) {
+	tl.first, tl.last = min(tl.first, o.first), max(tl.last, o.last)
+	for sec, oc := range o.seconds {
+		c, _ := tl.at(time.Duration(sec) * time.Second)
+		for i := range oc.tokens {
+			c.tokens[i] += oc.tokens[i]
+			c.active[i] += oc.active[i]
+		}
+	}
+}
+
+// peaks returns the largest number of output tokens and of active requests in one of the
+// ceil(last − first) + 1 one-second buckets from t0; tokens outside them are not counted.
+func (tl *timeline) peaks() (tokens float64, concurrency int) {
+	if tl.first > tl.last {
+		return 0, 0
+	}
+	n := int((tl.last-tl.first+time.Second-1)/time.Second) + 1
+	t0 := floorDiv(int64(tl.first), int64(time.Millisecond))
+	tok, active := make([]int, n), make([]int, n)
+	for sec, c := range tl.seconds {
+		for i := range c.tokens {
+			// Every start is at or after t0, so no change in active requests falls before
+			// bucket 0; changes after the last bucket cannot raise a peak.
+			if b := floorDiv(sec*1000+int64(i)-t0, 1000); b >= 0 && b < int64(n) {
+				tok[b] += int(c.tokens[i])
+				active[b] += int(c.active[i])
+			}
+		}
+	}
+	running := 0
+	for _, d := range active {
+		running += d
+		concurrency = max(concurrency, running)
+	}
+	return float64(slices.Max(tok)), concurrency
+}
+
+// floorDiv is a/b rounded down, for offsets before the origin too.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}

@@ -1,0 +1,29 @@
+package omni
+
+import (
+	"testing"
+	"time"
+
+	"github.com/omnik-dev/omnik/modules/omni/report"
+)
+
+// The log keeps requests only for --save-detailed; the whole run spans every scenario.
+func TestRequestLogKeepsRequestsOnlyWhenDetailed(t *testing.T) {
+	t.Parallel()
+	for _, detailed := range []bool{false, true} {
+		l := newRequestLog(SectionOptions{Detailed: detailed})
+		l.add("b", report.Request{Success: true, Start: 2 * time.Second, Latency: time.Second, OutputTokens: 3})
+		l.add("a", report.Request{Success: true, Start: time.Second, Latency: time.Second, OutputTokens: 2})
+		l.add("a", report.Request{Error: "HTTP 500", Start: 4 * time.Second, Latency: time.Second})
+		names, all := l.scenarios()
+		if len(names) != 2 || names[0] != "a" || all.span() != 4*time.Second {
+			t.Errorf("detailed=%v: names %v span %v, want [a b] and 4s", detailed, names, all.span())
+		}
+		if r := all.acc.Result(all.span()); r.Completed != 2 || r.Failed != 1 || r.TotalOutput != 5 {
+			t.Errorf("detailed=%v: whole run %d ok %d failed %d tokens", detailed, r.Completed, r.Failed, r.TotalOutput)
+		}
+		if want := map[bool]int{false: 0, true: 3}[detailed]; len(all.reqs) != want {
+			t.Errorf("detailed=%v: kept %d requests, want %d", detailed, len(all.reqs), want)
+		}
+	}
+}
