@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -58,6 +59,14 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string) error {
 	}
 	if f.saveResult || f.saveDetailed {
 		r.afterSummary = func(o *omniRun) error { return f.writeResult(o, p, metadata) }
+	}
+	// The dataset loads before the script, so a malformed file is reported as itself.
+	r.beforeLoad = func(o *omniRun) error {
+		var spec map[string]any
+		if err := json.Unmarshal([]byte(mustJSON(p.dataset)), &spec); err != nil {
+			return err
+		}
+		return o.module.LoadDataset(spec)
 	}
 	return runTest(cmd, path, r)
 }

@@ -15,6 +15,7 @@ import (
 // values the summary and the result file need.
 type benchPlan struct {
 	script  string
+	dataset datasetSpec
 	baseURL string
 	backend string
 	rate    float64
@@ -84,6 +85,7 @@ func (f *benchFlags) plan(cmdline string) (*benchPlan, error) {
 	ds := datasetSpec{Name: f.datasetName, Path: f.datasetPath, NumPrompts: f.numPrompts,
 		RandomInputLen: f.randomInputLen, RandomOutputLen: f.randomOutputLen,
 		RandomRangeRatio: f.randomRangeRatio, Seed: f.seed}
+	p.dataset = ds
 	p.script = renderBenchScript(cmdline, p, f, ds, extra)
 	return p, nil
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -103,4 +105,30 @@ func TestRunUsesLayeredIterations(t *testing.T) {
 	expect{code: 0, stdout: []string{"iterations..........: 3 "}}.check(t, r)
 	r = runOmnik(t, dir, []string{"OMNIK_ITERATIONS=7"}, "run", "-q", "script.js")
 	expect{code: 0, stdout: []string{"iterations..........: 7 "}}.check(t, r)
+}
+
+// inspect loads omni scripts like run does (without sending anything), checks thresholds
+// on omni metrics, and never prints the API key.
+func TestInspectLoadsOmniScriptsAndRedactsTheKey(t *testing.T) {
+	t.Parallel()
+	dir := writeFiles(t, map[string]string{"script.js": `import omni from 'omni';
+export const options = { iterations: 1, omni: { apiKey: 'sk-SECRET123' }, thresholds: { ttfc: ['p(99) < 900'] } };
+export default async function () { await omni.chat({ messages: [] }); }`})
+	r := runOmnik(t, dir, cleanEnv(), "inspect", "script.js")
+	if r.code != 0 {
+		t.Fatalf("inspect exit %d:\n%s", r.code, r)
+	}
+	if strings.Contains(r.stdout+r.stderr, "sk-SECRET123") {
+		t.Errorf("the API key was printed:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stdout, `"apiKey": "(redacted)"`) {
+		t.Errorf("no redacted apiKey in:\n%s", r.stdout)
+	}
+	quick, err := filepath.Abs("../../examples/scripts/quickstart.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := runOmnik(t, dir, cleanEnv(), "inspect", quick); r.code != 0 {
+		t.Errorf("inspect quickstart.js exit %d:\n%s", r.code, r)
+	}
 }

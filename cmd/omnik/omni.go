@@ -58,8 +58,10 @@ func (f *omniFlags) setup(reg *metrics.Registry, log *slog.Logger, stderr io.Wri
 			return nil, invalid(fmt.Errorf("--percentile-metrics: %w", err))
 		}
 	}
-	if section.Percentiles, err = report.ParsePercentiles(f.metricPercentiles); err != nil {
-		return nil, invalid(fmt.Errorf("--metric-percentiles: %w", err))
+	if f.metricPercentiles != "" {
+		if section.Percentiles, err = report.ParsePercentiles(f.metricPercentiles); err != nil {
+			return nil, invalid(fmt.Errorf("--metric-percentiles: %w", err))
+		}
 	}
 	section.NoStages = f.noStageSummary
 	section.Goodput = f.bench.Goodput

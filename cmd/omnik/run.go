@@ -13,6 +13,8 @@ type runFlags struct {
 	quiet         bool
 	verbose       bool
 	omni          omniFlags
+	// beforeLoad runs before the script loads (omnik bench loads its dataset there).
+	beforeLoad func(*omniRun) error
 	// afterSummary runs once the summary is out (omnik bench writes --save-result there).
 	afterSummary func(*omniRun) error
 }

@@ -28,6 +28,11 @@ func runTest(cmd *cobra.Command, path string, f *runFlags) error {
 		return err
 	}
 	defer omni.close()
+	if f.beforeLoad != nil {
+		if err := f.beforeLoad(omni); err != nil {
+			return invalid(err)
+		}
+	}
 	t, err := loadTest(path, &f.testFlags, cmd.Flags(), log, append([]js.Option{js.WithRegistry(registry)}, omni.jsOptions...)...)
 	if err != nil {
 		return err

@@ -66,6 +66,18 @@ func (m *Module) DataExtension() js.Module {
 	}
 }
 
+// LoadDataset loads a dataset into the run's cache before any script runs, so a
+// malformed file is reported as itself (file, line, reason) rather than as an exception
+// in init code; scripts asking for the same spec get the loaded one.
+func (m *Module) LoadDataset(raw map[string]any) error {
+	spec, err := datasetSpec(raw)
+	if err != nil {
+		return err
+	}
+	_, err = m.datasets.get(spec)
+	return err
+}
+
 func datasetSpec(raw map[string]any) (dataset.Spec, error) {
 	b, err := json.Marshal(raw)
 	if err != nil {

@@ -172,14 +172,18 @@ func (m *Module) start(vu *js.VU, c *target, p params, run func(context.Context)
 	promise := vu.Promise(func(ctx context.Context) js.Settle {
 		rec := run(ctx)
 		rec.Tags = tags.Map()
-		var samples []metrics.Sample
+		// Everything measured is reported here, on the reader's side: a call cut off by
+		// the end of its iteration never gets its loop callback, but it still counts.
 		if !p.discard {
-			samples = m.metrics.samples(rec, tags, meta)
-			m.log.add(scenario, reportRequest(rec, m.log.origin))
+			vu.Collect(m.metrics.samples(rec, tags, meta))
+			q := reportRequest(rec, m.log.origin)
+			if m.log.opts.Detailed {
+				q.GeneratedText = rec.Text
+			}
+			m.log.add(scenario, q)
 			m.records(requestRecord(rec))
 		}
 		return func() (any, error) {
-			vu.Emit(samples...)
 			return resultObject(vu.Runtime(), rec, p), nil
 		}
 	})

@@ -11,10 +11,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/omnik-dev/omnik/js"
 	"github.com/omnik-dev/omnik/metrics"
 	"github.com/omnik-dev/omnik/mock"
+	"github.com/omnik-dev/omnik/modules/omni/report"
 )
 
 type sink struct {
@@ -47,6 +49,8 @@ type scriptEnv struct {
 	cfg     Config
 	records func(any)
 	mock    []mock.Option
+	// interruptAfter, when set, cuts the iteration off after that long.
+	interruptAfter time.Duration
 }
 
 // runScript runs one iteration of src with the omni module pointed at the simulator.
@@ -94,10 +98,42 @@ func runScriptIn(t *testing.T, env scriptEnv, src string) (*sink, *Module, *js.V
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := vu.RunIteration(context.Background(), &js.Iteration{Scenario: &js.Scenario{Name: "s"}}); err != nil {
+	ctx := context.Background()
+	if env.interruptAfter > 0 {
+		// Cancelled, not timed out: the engine interrupts iterations by cancelling.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer time.AfterFunc(env.interruptAfter, cancel).Stop()
+	}
+	if err := vu.RunIteration(ctx, &js.Iteration{Scenario: &js.Scenario{Name: "s"}}); err != nil && ctx.Err() == nil {
 		t.Fatalf("iteration: %s", js.Exception(err))
 	}
 	return k, mod, vu
+}
+
+// A call cut off by the end of its iteration never gets its loop callback, yet it is
+// counted: in the metrics (so thresholds see it) as in the Serving block.
+func TestInterruptedCallIsStillCounted(t *testing.T) {
+	t.Parallel()
+	env := scriptEnv{interruptAfter: 300 * time.Millisecond}
+	k, mod, _ := runScriptIn(t, env, `import omni from 'omni';
+export default async function () {
+  await omni.chat({ messages: [{ role: 'user', content: 'hi' }] },
+    { headers: { 'X-Omnik-Mock-Fault': 'stall,after=1,delay=10s' } });
+}`)
+	if n := len(k.values("requests", "", "")); n != 1 {
+		t.Fatalf("requests samples = %d, want 1", n)
+	}
+	if failed := k.values("requests_failed", "error", "canceled"); len(failed) != 1 {
+		t.Errorf("requests_failed{error:canceled} = %v", failed)
+	}
+	var text strings.Builder
+	if err := mod.Section().Text(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "Failed requests:                         1") {
+		t.Errorf("Serving block does not count the call:\n%s", text.String())
+	}
 }
 
 func TestChatAgainstSimulatorRecordsEveryMetric(t *testing.T) {
@@ -268,5 +304,45 @@ export default async function () {
 }`)
 	if got := vu.Runtime().Get("ok").String(); got != "ok" {
 		t.Errorf("keepImages: %s", got)
+	}
+}
+
+// --save-detailed's generated_texts carry what the server said; without it no text is kept.
+func TestDetailedResultKeepsGeneratedText(t *testing.T) {
+	t.Parallel()
+	for _, detailed := range []bool{false, true} {
+		srv, err := mock.New(mock.WithSpeed(20))
+		if err != nil {
+			t.Fatal(err)
+		}
+		url, err := srv.StartLoopback()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = srv.Close() })
+		mod := New(metrics.NewRegistry(), WithSection(SectionOptions{Detailed: detailed}))
+		mod.Configure(Config{BaseURL: url})
+		t.Cleanup(mod.Close)
+		path := filepath.Join(t.TempDir(), "s.js")
+		_ = os.WriteFile(path, []byte(`import omni from 'omni';
+export default async function () { await omni.chat({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 }); }`), 0o644)
+		r, err := js.Load(path, js.WithModule("omni", mod.JS()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		vu, _ := r.NewVU(context.Background(), 1)
+		if err := vu.RunIteration(context.Background(), &js.Iteration{Scenario: &js.Scenario{Name: "s"}}); err != nil {
+			t.Fatal(js.Exception(err))
+		}
+		res, _, ok := mod.SaveResult(report.RunInfo{Date: time.Now()})
+		texts, _ := res["generated_texts"].([]string)
+		switch {
+		case !ok:
+			t.Fatal("no result")
+		case detailed && (len(texts) != 1 || texts[0] == ""):
+			t.Errorf("generated_texts = %#v, want the reply", res["generated_texts"])
+		case !detailed && res["generated_texts"] != nil:
+			t.Errorf("generated_texts without --save-detailed: %#v", res["generated_texts"])
+		}
 	}
 }
