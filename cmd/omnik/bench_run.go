@@ -58,6 +58,11 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string) error {
 		return err
 	}
 	if f.saveResult || f.saveDetailed {
+		if f.resultDir != "" {
+			if err := os.MkdirAll(f.resultDir, 0o755); err != nil {
+				return invalid(fmt.Errorf("--result-dir: %w", err))
+			}
+		}
 		r.afterSummary = func(o *omniRun) error { return f.writeResult(o, p, metadata) }
 	}
 	// The dataset loads before the script, so a malformed file is reported as itself.

@@ -33,7 +33,7 @@ func (f *mockFlags) register(fs *pflag.FlagSet, prefix string) {
 	fs.StringVar(&f.config, prefix+"config", "", "simulator JSON config file")
 	fs.Int64Var(&f.seed, prefix+"seed", 1, "simulator seed (text, audio, jitter, faults)")
 	fs.Float64Var(&f.speed, prefix+"speed", 1, "simulator speed-up: 10 runs every delay ten times faster")
-	fs.StringVar(&f.faults, prefix+"faults", "", "inject faults, e.g. 'http_500:p=0.05,stall:p=0.01' (docs/mock.md)")
+	fs.StringVar(&f.faults, prefix+"faults", "", "inject faults, e.g. 'http500,p=0.05;stall,p=0.01,delay=3s' (docs/mock.md)")
 }
 
 func (f *mockFlags) server() (*mock.Server, error) {

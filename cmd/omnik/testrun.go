@@ -44,6 +44,12 @@ func runTest(cmd *cobra.Command, path string, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	if f.summaryExport != "" {
+		// Fail now, not after an hour of load, when the file cannot be written.
+		if err := writeFile(f.summaryExport, func(io.Writer) error { return nil }); err != nil {
+			return invalid(fmt.Errorf("--summary-export: %w", err))
+		}
+	}
 	outs, err := openOutputs(f.outs)
 	if err != nil {
 		return err
