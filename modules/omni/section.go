@@ -1,10 +1,12 @@
 package omni
 
 import (
+	"fmt"
 	"io"
 	"maps"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,6 +21,9 @@ type requestLog struct {
 	origin     time.Time
 	opts       SectionOptions
 	byScenario map[string]*scenarioLog
+	// failures counts failed requests by error kind: the reference prints only a total,
+	// which says nothing about why a run against a dead server failed.
+	failures map[string]int
 }
 
 // scenarioLog is one scenario's requests, folded.
@@ -29,7 +34,7 @@ type scenarioLog struct {
 }
 
 func newRequestLog(opts SectionOptions) *requestLog {
-	return &requestLog{origin: time.Now(), opts: opts, byScenario: map[string]*scenarioLog{}}
+	return &requestLog{origin: time.Now(), opts: opts, byScenario: map[string]*scenarioLog{}, failures: map[string]int{}}
 }
 
 func (l *requestLog) add(scenario string, q report.Request) {
@@ -41,6 +46,10 @@ func (l *requestLog) add(scenario string, q report.Request) {
 		l.byScenario[scenario] = sc
 	}
 	sc.acc.Add(q)
+	if !q.Success {
+		kind, _, _ := strings.Cut(q.Error, ":")
+		l.failures[kind]++
+	}
 	sc.first, sc.last = min(sc.first, q.Start), max(sc.last, q.Start+q.Latency)
 	if l.opts.Detailed {
 		sc.reqs = append(sc.reqs, q)
@@ -134,6 +143,9 @@ func (o SectionOptions) aggregate() report.Options {
 }
 
 func (s *section) Text(w io.Writer) error {
+	if err := s.writeFailures(w); err != nil {
+		return err
+	}
 	for _, r := range s.results() {
 		title := ""
 		if r.name != "" {
@@ -148,6 +160,23 @@ func (s *section) Text(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// writeFailures lists failed requests by error kind, above the blocks, so the vLLM
+// layout below stays byte-compatible.
+func (s *section) writeFailures(w io.Writer) error {
+	s.log.mu.Lock()
+	kinds := slices.Sorted(maps.Keys(s.log.failures))
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s %d", k, s.log.failures[k])
+	}
+	s.log.mu.Unlock()
+	if len(parts) == 0 {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "  FAILED REQUESTS BY ERROR\n\n    %s\n\n", strings.Join(parts, ", "))
+	return err
 }
 
 // JSON is the --save-result view of the whole run and of each scenario.

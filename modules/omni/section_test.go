@@ -1,6 +1,7 @@
 package omni
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -25,5 +26,25 @@ func TestRequestLogKeepsRequestsOnlyWhenDetailed(t *testing.T) {
 		if want := map[bool]int{false: 0, true: 3}[detailed]; len(all.reqs) != want {
 			t.Errorf("detailed=%v: kept %d requests, want %d", detailed, len(all.reqs), want)
 		}
+	}
+}
+
+// Failed requests are listed by error kind above the (byte-compatible) blocks.
+func TestSectionListsFailuresByKind(t *testing.T) {
+	t.Parallel()
+	l := newRequestLog(SectionOptions{})
+	l.add("s", report.Request{Error: "connect: dial tcp: refused", Latency: time.Millisecond})
+	l.add("s", report.Request{Error: "connect: dial tcp: refused", Latency: time.Millisecond})
+	l.add("s", report.Request{Error: "http_status: HTTP 503", Latency: time.Millisecond})
+	l.add("s", report.Request{Success: true, Latency: time.Millisecond})
+	var b strings.Builder
+	if err := (&section{log: l}).Text(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "FAILED REQUESTS BY ERROR\n\n    connect 2, http_status 1\n") {
+		t.Errorf("no failure breakdown in:\n%s", b.String())
+	}
+	if strings.Index(b.String(), "FAILED") > strings.Index(b.String(), "Serving Benchmark Result") {
+		t.Error("the breakdown must come before the Serving block")
 	}
 }
