@@ -155,7 +155,12 @@ func (s *section) Text(w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if _, err := io.WriteString(w, "\n"); err != nil {
+		note := "\n"
+		if b := r.result.ErrorBound(); b > 0 {
+			// The layout above is vLLM's; the note goes after it.
+			note = fmt.Sprintf("(medians and percentiles above are approximate, from HDR histograms: relative error ≤ %.3g%%)\n\n", b*100)
+		}
+		if _, err := io.WriteString(w, note); err != nil {
 			return err
 		}
 	}

@@ -109,7 +109,7 @@ func omnikKeys(r *Result, sel selection) map[string]any {
 		"goodput_slo_ms":           goodput,
 		"audio_continuity_ok_rate": r.ContinuityOKRate,
 		"audio_underrun_measured":  r.UnderrunMeasured,
-		"percentile_error_bound":   r.errorBound(),
+		"percentile_error_bound":   r.ErrorBound(),
 	}
 	putDist(o, "ttfc_ms", r.TTFC)
 	putDist(o, "image_generation_ms", r.ImageGeneration)
@@ -121,9 +121,9 @@ func omnikKeys(r *Result, sel selection) map[string]any {
 	return o
 }
 
-// errorBound is the largest relative error of any median or percentile: 0 while every
+// ErrorBound is the largest relative error of any median or percentile: 0 while every
 // list fit Options.ExactSamples.
-func (r *Result) errorBound() float64 {
+func (r *Result) ErrorBound() float64 {
 	ds := []Dist{r.E2EL, r.TTFT, r.TPOT, r.ITL, r.TTFC, r.AudioTTFP, r.AudioRTF, r.AudioDuration,
 		r.AudioUnderrun, r.ImageGeneration}
 	for _, s := range r.Stages {
