@@ -35,6 +35,7 @@ type Run struct {
 	minIteration time.Duration
 	setupData    js.SetupData
 	began        atomic.Int64 // unix nanoseconds when scenarios began, 0 before
+	iterErrors   *iterationErrors
 
 	stopOnce sync.Once
 	stopped  chan struct{} // closed by Stop
@@ -60,6 +61,7 @@ func New(script Script, o Options, options ...Option) (*Run, error) {
 	for _, opt := range options {
 		opt(r)
 	}
+	r.iterErrors = newIterationErrors(r.log, time.Now)
 	if len(o.Scenarios) == 0 {
 		return nil, optionsErrorf("no scenarios: pass the options through Consolidate first")
 	}
@@ -189,6 +191,7 @@ func (r *Run) runScenarios(ctx context.Context) {
 		wg.Go(func() { r.runScenario(ctx, s) })
 	}
 	wg.Wait()
+	r.iterErrors.flush()
 	stopWatching()
 	watchers.Wait()
 	r.emitGauges(time.Now())

@@ -114,8 +114,8 @@ func (s *scenario) iterate(ctx context.Context, vu VU, n uint64, intended time.T
 	s.completed.Add(1)
 	if err != nil {
 		// An exception must be visible without -v: a run whose every iteration throws
-		// is not a passing run.
-		r.log.Error("iteration failed", "scenario", s.plan.Name, "error", js.Exception(err))
+		// is not a passing run. The first ones are shown, the rest counted.
+		r.iterErrors.failed(s.plan.Name, js.Exception(err))
 	}
 	if r.minIteration > 0 {
 		s.pause(r.minIteration - time.Since(began))

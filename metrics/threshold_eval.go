@@ -4,7 +4,8 @@ package metrics
 type ThresholdResult struct {
 	Threshold *Threshold
 	OK        bool
-	// NoData is set when the (sub-)metric has no samples: the threshold fails.
+	// NoData is set when a Trend, Rate or Gauge (sub-)metric has no samples: the threshold
+	// fails. A Counter without samples is never NoData: it counts 0 at a rate of 0.
 	NoData   bool
 	Observed float64
 }
@@ -44,10 +45,8 @@ func EvaluateThresholds(ths []*Threshold, snap *Snapshot) Evaluation {
 	ev := Evaluation{Results: make([]ThresholdResult, 0, len(ths))}
 	for _, th := range ths {
 		r := ThresholdResult{Threshold: th, NoData: true}
-		if sink := snap.Sink(th.SinkName()); sink != nil {
-			if v, ok := sink.Value(th.Stat, snap.Elapsed); ok {
-				r.NoData, r.Observed, r.OK = false, v, th.Op.holds(v, th.Value)
-			}
+		if v, ok := observe(th, snap); ok {
+			r.NoData, r.Observed, r.OK = false, v, th.Op.holds(v, th.Value)
 		}
 		if !r.OK && th.AbortOnFail && snap.Elapsed >= th.DelayAbortEval {
 			ev.Abort = true
@@ -55,4 +54,17 @@ func EvaluateThresholds(ths []*Threshold, snap *Snapshot) Evaluation {
 		ev.Results = append(ev.Results, r)
 	}
 	return ev
+}
+
+// observe reads th's statistic on snap; ok is false when there is no data to judge.
+func observe(th *Threshold, snap *Snapshot) (v float64, ok bool) {
+	if sink := snap.Sink(th.SinkName()); sink != nil && sink.Count() > 0 {
+		return sink.Value(th.Stat, snap.Elapsed)
+	}
+	// A count of nothing is a real 0 ("dropped_iterations.count == 0" on a healthy run);
+	// a percentile, share or last value of nothing is not.
+	if th.Metric.Kind == Counter && (th.Stat.Name == "count" || th.Stat.Name == "rate") {
+		return 0, true
+	}
+	return 0, false
 }

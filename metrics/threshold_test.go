@@ -177,3 +177,25 @@ func TestEvaluateThresholds(t *testing.T) {
 		t.Error("no abort for an abortOnFail threshold without delay")
 	}
 }
+
+func TestEmptyCounterThresholdsCountZeroOthersHaveNoData(t *testing.T) {
+	t.Parallel()
+	reg := testRegistry()
+	ths, err := ParseThresholds(nil, []string{
+		"dropped_iterations.count == 0", "dropped_iterations.rate < 1", "requests{scenario:a}.count < 1",
+		"requests.count > 0", "ttfc.p99 < 900", "requests_failed.rate < 0.1", "vus.value < 10"}, reg.Get)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// requests{scenario:a} is registered as a sub-metric (its sink exists) but got nothing;
+	// dropped_iterations, ttfc, requests_failed and vus have no sink at all.
+	sinks := map[string]Sink{"requests{scenario:a}": NewSink(Counter)}
+	ev := EvaluateThresholds(ths, snapWith(2*time.Second, sinks))
+	want := []struct{ ok, noData bool }{{true, false}, {true, false}, {true, false}, {false, false}, {false, true}, {false, true}, {false, true}}
+	for i, r := range ev.Results {
+		if r.OK != want[i].ok || r.NoData != want[i].noData || r.Observed != 0 {
+			t.Errorf("%s: ok=%v noData=%v observed=%g, want ok=%v noData=%v observed=0",
+				r.Threshold, r.OK, r.NoData, r.Observed, want[i].ok, want[i].noData)
+		}
+	}
+}

@@ -94,8 +94,8 @@ type benchRecord struct {
 	IntendedStart time.Time `json:"intended_start"`
 	Start         time.Time `json:"start"`
 	Usage         struct {
-		Prompt     int
-		Completion int
+		Prompt     int `json:"prompt_tokens"`
+		Completion int `json:"completion_tokens"`
 	} `json:"usage"`
 	Images struct {
 		Count int `json:"count"`

@@ -68,7 +68,7 @@ func (f *omniFlags) setup(reg *metrics.Registry, log *slog.Logger, stderr io.Wri
 	section.MaxConcurrency = f.bench.MaxConcurrency
 	section.RequestRate = f.bench.RequestRate
 	section.Detailed = f.bench.Detailed
-	o.module = omni.New(reg, omni.WithSection(section), omni.WithRecords(func(r any) {
+	o.module = omni.New(reg, omni.WithSection(section), omni.WithWarn(func(msg string) { log.Warn(msg) }), omni.WithRecords(func(r any) {
 		if o.out != nil {
 			o.out.AddRecord(r)
 		}

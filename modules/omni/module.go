@@ -17,6 +17,7 @@ type Module struct {
 	metrics *Metrics
 	log     *requestLog
 	records func(any)
+	warn    func(string)
 
 	datasets datasets
 
@@ -29,13 +30,16 @@ type Module struct {
 // Option configures a Module.
 type Option func(*Module)
 
+// WithWarn sends the module's warnings (a failed model lookup) to f.
+func WithWarn(f func(string)) Option { return func(m *Module) { m.warn = f } }
+
 // WithRecords sends every request record to f (for --out json), from the reader goroutine.
 func WithRecords(f func(any)) Option { return func(m *Module) { m.records = f } }
 
 // New makes the module of one run and registers its metrics in reg.
 func New(reg *metrics.Registry, opts ...Option) *Module {
 	m := &Module{metrics: RegisterMetrics(reg), log: newRequestLog(SectionOptions{}), records: func(any) {},
-		datasets: datasets{bySpec: map[string]*loadedDataset{}}}
+		datasets: datasets{bySpec: map[string]*loadedDataset{}}, warn: func(string) {}}
 	for _, o := range opts {
 		o(m)
 	}
@@ -55,6 +59,7 @@ func (m *Module) defaultClient() *target {
 	defer m.mu.Unlock()
 	if m.def == nil {
 		m.def = newTarget(m.cfg)
+		m.def.warn = m.warn
 		m.clients = append(m.clients, m.def)
 	}
 	return m.def
@@ -141,6 +146,7 @@ func (m *Module) newScriptClient(raw map[string]any) *target {
 		}
 	}
 	c := newTarget(cfg)
+	c.warn = m.warn
 	m.mu.Lock()
 	m.clients = append(m.clients, c)
 	m.mu.Unlock()

@@ -106,23 +106,20 @@ func stagesObject(r *record.Record) map[string]any {
 // never the payloads.
 func requestRecord(r *record.Record) map[string]any {
 	rec := map[string]any{
-		"endpoint": r.Endpoint, "request_id": r.RequestID, "status": r.Status, "ok": r.OK(),
-		"tags": r.Tags, "start": r.Start, "e2el_ms": ms(record.E2EL(r)),
-		"usage":        r.Usage,
-		"text_chunks":  r.TextChunks,
-		"audio_chunks": r.AudioChunks,
-		"audio":        map[string]any{"seconds": r.Audio.Seconds, "frames": r.Audio.Frames, "sample_rate": r.Audio.SampleRate, "format": r.Audio.Format},
-		"images":       map[string]any{"count": r.Images.Count, "pixels": r.Images.Pixels},
-		"stages":       stagesObject(r),
+		"schema": record.Schema, "endpoint": r.Endpoint, "request_id": r.RequestID, "status": r.Status,
+		"ok": r.OK(), "tags": r.Tags, "start": r.Start, "e2el_ms": ms(record.E2EL(r)),
+		"bytes_sent": r.BytesSent, "bytes_received": r.BytesReceived,
+		"usage": r.Usage, "text_chunks": r.TextChunks, "audio_chunks": r.AudioChunks,
+		"audio": r.Audio, "images": r.Images, "stages": stagesObject(r),
 	}
 	if !r.IntendedStart.IsZero() {
 		rec["intended_start"] = r.IntendedStart
 	}
 	if r.Endpoint == record.EndpointAudioStream {
-		rec["text_sent"], rec["utterances"] = r.TextSent, r.Utterances
+		rec["text_sent_ms"], rec["utterances"] = r.TextSent, r.Utterances
 	}
 	if r.Err != nil {
-		rec["error"] = map[string]any{"kind": r.Err.Kind, "message": r.Err.Message}
+		rec["error"] = r.Err
 	}
 	return rec
 }

@@ -19,6 +19,8 @@ type Metrics struct {
 	Images, ImagePixels, ImageGeneration, DenoiseStep *metrics.Metric
 	StageGenTime, StageServingTTFO, StageTPOP         *metrics.Metric
 	StageICL, StageTTFT, StageTPOT, StageITL          *metrics.Metric
+	// DataSent and DataReceived are the built-in data_sent and data_received.
+	DataSent, DataReceived *metrics.Metric
 }
 
 // RegisterMetrics registers the omni metrics, so thresholds on them parse even before
@@ -54,6 +56,9 @@ func RegisterMetrics(r *metrics.Registry) *Metrics {
 		StageTTFT:        trend("stage_ttft"),
 		StageTPOT:        trend("stage_tpot"),
 		StageITL:         trend("stage_itl"),
+		// The built-ins, as metrics.RegisterBuiltins defines them (New returns the same metric).
+		DataSent:     r.MustNew("data_sent", metrics.Counter, metrics.Data),
+		DataReceived: r.MustNew("data_received", metrics.Counter, metrics.Data),
 	}
 }
 
@@ -69,6 +74,9 @@ func (m *Metrics) samples(r *record.Record, base *metrics.TagSet, meta map[strin
 		out = append(out, metrics.Sample{Metric: m, Tags: t, Time: now, Value: v, Metadata: meta})
 	}
 	add(m.Requests, tags, 1)
+	// A failed request's bytes were still on the wire.
+	add(m.DataSent, tags, float64(r.BytesSent))
+	add(m.DataReceived, tags, float64(r.BytesReceived))
 	if !r.OK() {
 		add(m.RequestsFailed, tags.With("error", r.Err.Kind), 1)
 		return out

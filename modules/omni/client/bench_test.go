@@ -24,8 +24,9 @@ func benchStream(b *testing.B, event string, m int) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i += m {
 		src.Reset(stream)
+		body := &closer{ReadCloser: io.NopCloser(src), cancel: func() {}}
 		c := &call{req: &Request{Audio: chunk.AudioSpec{Format: "wav"}}, ctx: context.Background(),
-			b: record.NewBuilder(record.EndpointChat, time.Now()), resp: &http.Response{Body: io.NopCloser(src)}}
+			b: record.NewBuilder(record.EndpointChat, time.Now()), resp: &http.Response{Body: body}, body: body}
 		if r := c.chatStream(); !r.OK() {
 			b.Fatal(r.Err)
 		}

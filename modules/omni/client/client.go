@@ -69,22 +69,27 @@ type call struct {
 	req     *Request
 	b       *record.Builder
 	resp    *http.Response
+	body    *closer // resp.Body, counting what was read
 	ctx     context.Context
 	stall   *time.Timer
 	stalled atomic.Bool
+	// sent counts request body bytes; the transport writes them on its own goroutine.
+	sent atomic.Int64
 }
 
 // start sends the request and returns the call with its response, or nil when it
 // failed before a successful response (the record then holds why).
 func start(ctx context.Context, hc *http.Client, req *Request, endpoint string) (*call, *record.Record) {
 	ctx, cancel := context.WithCancel(ctx)
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, req.URL, bytes.NewReader(req.Body))
+	c := &call{req: req, ctx: ctx}
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, req.URL, nil)
 	if err != nil {
 		cancel()
 		b := record.NewBuilder(endpoint, time.Now())
 		b.Fail(record.KindConnect, err.Error())
 		return nil, b.Finish(time.Now())
 	}
+	c.setBody(hr)
 	for k, v := range req.Header {
 		hr.Header[k] = v
 	}
@@ -94,7 +99,6 @@ func start(ctx context.Context, hc *http.Client, req *Request, endpoint string) 
 	}
 	hr.Header.Set("Content-Type", ct)
 
-	c := &call{req: req, ctx: ctx}
 	t0 := time.Now()
 	c.b = record.NewBuilder(endpoint, t0)
 	c.b.SetTags(req.Tags)
@@ -103,6 +107,7 @@ func start(ctx context.Context, hc *http.Client, req *Request, endpoint string) 
 	if err != nil {
 		c.fail(err)
 		cancel()
+		c.b.SetBytes(c.sent.Load(), 0)
 		return nil, c.b.Finish(time.Now())
 	}
 	c.resp = resp
@@ -110,7 +115,8 @@ func start(ctx context.Context, hc *http.Client, req *Request, endpoint string) 
 	if req.StallTimeout > 0 {
 		c.stall = time.AfterFunc(req.StallTimeout, func() { c.stalled.Store(true); cancel() })
 	}
-	resp.Body = &closer{ReadCloser: resp.Body, cancel: cancel, stall: c.stall}
+	c.body = &closer{ReadCloser: resp.Body, cancel: cancel, stall: c.stall}
+	resp.Body = c.body
 	if resp.StatusCode/100 != 2 {
 		c.httpError()
 		return nil, c.finish(time.Now())
@@ -118,11 +124,47 @@ func start(ctx context.Context, hc *http.Client, req *Request, endpoint string) 
 	return c, nil
 }
 
-// closer releases the call's context and stall timer with the body.
+// setBody makes hr send req.Body through a counter, with the length and GetBody that
+// http.NewRequest would set for a bytes.Reader (a transport retry counts its bytes again:
+// they were sent again).
+func (c *call) setBody(hr *http.Request) {
+	body := c.req.Body
+	if len(body) == 0 {
+		hr.Body, hr.ContentLength = http.NoBody, 0
+		return
+	}
+	hr.GetBody = func() (io.ReadCloser, error) {
+		return io.NopCloser(&countingReader{r: bytes.NewReader(body), n: &c.sent}), nil
+	}
+	hr.Body, _ = hr.GetBody()
+	hr.ContentLength = int64(len(body))
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (cr *countingReader) Read(p []byte) (int, error) {
+	n, err := cr.r.Read(p)
+	cr.n.Add(int64(n))
+	return n, err
+}
+
+// closer releases the call's context and stall timer with the body, and counts the body
+// bytes read (on the reading goroutine only).
 type closer struct {
 	io.ReadCloser
 	cancel context.CancelFunc
 	stall  *time.Timer
+	n      int64
+}
+
+func (c *closer) Read(p []byte) (int, error) {
+	n, err := c.ReadCloser.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func (c *closer) Close() error {
@@ -143,6 +185,7 @@ func (c *call) touch() {
 
 func (c *call) finish(end time.Time) *record.Record {
 	c.resp.Body.Close()
+	c.b.SetBytes(c.sent.Load(), c.body.n)
 	return c.b.Finish(end)
 }
 

@@ -92,8 +92,9 @@ func AudioStream(ctx context.Context, d *websocket.Dialer, req StreamRequest) *r
 	// Unblock the read when the run stops the session.
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	wctx, cancelWriter := context.WithCancel(ctx)
+	w := &wsWriter{conn: conn}
 	sent := make(chan []time.Time, 1)
-	go func() { sent <- sendSession(wctx, conn, &req) }()
+	go func() { sent <- sendSession(wctx, w, &req) }()
 
 	s := session{req: &req, b: b, conn: conn}
 	end := s.read(ctx)
@@ -106,10 +107,11 @@ func AudioStream(ctx context.Context, d *websocket.Dialer, req StreamRequest) *r
 		b.OnTextSent(t)
 	}
 	if !b.Failed() {
-		conn.WriteJSON(map[string]string{"type": "session.close"})
+		w.writeJSON(map[string]string{"type": "session.close"})
 		conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
 	}
 	conn.Close()
+	b.SetBytes(w.n, s.received)
 	r := b.Finish(end)
 	markReady(r, req.Text)
 	return r
@@ -138,15 +140,34 @@ func markReady(r *record.Record, pieces []string) {
 	}
 }
 
+// wsWriter writes JSON text messages and counts their payload bytes. One goroutine at a
+// time uses it: the sender, then (after the sender returned) the session's end.
+type wsWriter struct {
+	conn *websocket.Conn
+	n    int64
+}
+
+func (w *wsWriter) writeJSON(v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if err := w.conn.WriteMessage(websocket.TextMessage, data); err != nil {
+		return err
+	}
+	w.n += int64(len(data))
+	return nil
+}
+
 // sendSession writes session.config, the pieces and input.done, returning when each
 // piece was sent. It stops quietly when the session ends first: the reader reports why.
-func sendSession(ctx context.Context, conn *websocket.Conn, req *StreamRequest) []time.Time {
+func sendSession(ctx context.Context, conn *wsWriter, req *StreamRequest) []time.Time {
 	cfg := map[string]any{}
 	for k, v := range req.Config {
 		cfg[k] = v
 	}
 	cfg["type"] = "session.config"
-	if conn.WriteJSON(cfg) != nil {
+	if conn.writeJSON(cfg) != nil {
 		return nil
 	}
 	times := make([]time.Time, 0, len(req.Text))
@@ -158,12 +179,12 @@ func sendSession(ctx context.Context, conn *websocket.Conn, req *StreamRequest) 
 				return times
 			}
 		}
-		if conn.WriteJSON(map[string]string{"type": "input.text", "text": text}) != nil {
+		if conn.writeJSON(map[string]string{"type": "input.text", "text": text}) != nil {
 			return times
 		}
 		times = append(times, time.Now())
 	}
-	conn.WriteJSON(map[string]string{"type": "input.done"})
+	conn.writeJSON(map[string]string{"type": "input.done"})
 	return times
 }
 
@@ -176,6 +197,8 @@ type session struct {
 	f      wav.Format
 	ws     wav.Stream
 	bytes  int64 // PCM bytes of the current sentence, for frame counts across frames
+	// received counts the payload bytes of every message read.
+	received int64
 }
 
 // read consumes server messages until session.done or a failure and returns the arrival
@@ -188,6 +211,7 @@ func (s *session) read(ctx context.Context) time.Time {
 		}
 		typ, data, err := s.conn.ReadMessage()
 		t := time.Now()
+		s.received += int64(len(data))
 		if err != nil {
 			s.fail(ctx, err)
 			return t

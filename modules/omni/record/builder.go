@@ -27,6 +27,10 @@ func (b *Builder) SetTags(tags map[string]string) { b.r.Tags = tags }
 // SetStatus records the HTTP status.
 func (b *Builder) SetStatus(code int) { b.r.Status = code }
 
+// SetBytes records the bytes the request wrote and read: HTTP body bytes, or the payloads
+// of websocket messages.
+func (b *Builder) SetBytes(sent, received int64) { b.r.BytesSent, b.r.BytesReceived = sent, received }
+
 // SetRequestID records the response or request id; the first one seen is kept.
 func (b *Builder) SetRequestID(id string) {
 	if b.r.RequestID == "" {

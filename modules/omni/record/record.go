@@ -38,8 +38,8 @@ const (
 
 // Error says why a request failed.
 type Error struct {
-	Kind    string // one of the Kind constants
-	Message string // what and where, for humans
+	Kind    string `json:"kind"`    // one of the Kind constants
+	Message string `json:"message"` // what and where, for humans
 }
 
 func (e *Error) Error() string { return e.Kind + ": " + e.Message }
@@ -58,8 +58,8 @@ type Record struct {
 
 	Text        string
 	TextChunks  []TextChunk
-	TextSent    []time.Duration // websocket sessions: when each input.text piece was sent
-	Utterances  []Utterance     // websocket sessions: one per synthesized sentence
+	TextSent    Offsets     // websocket sessions: when each input.text piece was sent
+	Utterances  []Utterance // websocket sessions: one per synthesized sentence
 	AudioChunks []AudioChunk
 	ImageTimes  []time.Duration
 
@@ -71,12 +71,16 @@ type Record struct {
 	Stages map[string]chunk.Stage
 	// TokensOut is the largest metrics.num_tokens_out the server reported.
 	TokensOut int
+	// BytesSent and BytesReceived count the request and response body bytes (multipart
+	// and SSE included, headers not), or a websocket session's message payloads.
+	BytesSent, BytesReceived int64
 }
 
 // OK reports a successful request.
 func (r *Record) OK() bool { return r.Err == nil }
 
-// TextChunk is a text chunk that carried new, non-empty content.
+// TextChunk is a text chunk that carried new, non-empty content. Its JSON is
+// {"at_ms","bytes","tokens"} (json.go).
 type TextChunk struct {
 	At     time.Duration
 	Bytes  int32 // length of the new content
@@ -84,7 +88,7 @@ type TextChunk struct {
 }
 
 // Utterance is one sentence a websocket TTS session synthesized, from its audio.start
-// to its audio.done.
+// to its audio.done. Its JSON has the offsets as "…_ms" keys, null when unknown (json.go).
 type Utterance struct {
 	Index      int
 	Text       string        // sentence_text
@@ -116,7 +120,8 @@ func (u Utterance) RTF() (float64, bool) {
 	return (u.Done - u.Start).Seconds() / u.Seconds, true
 }
 
-// AudioChunk is an audio chunk or raw stream read with its sample bytes.
+// AudioChunk is an audio chunk or raw stream read with its sample bytes. Its JSON is
+// {"at_ms","bytes","frames"} (json.go).
 type AudioChunk struct {
 	At     time.Duration
 	Bytes  int64 // sample bytes (headers excluded)
@@ -125,37 +130,38 @@ type AudioChunk struct {
 
 // Usage is the request's token counts, from the server when it reports them.
 type Usage struct {
-	Prompt     int
-	Completion int // output tokens n, omni-metrics.md §3
-	Total      int
+	Prompt     int `json:"prompt_tokens"`
+	Completion int `json:"completion_tokens"` // output tokens n, omni-metrics.md §3
+	Total      int `json:"total_tokens"`
 	// Estimated is set when the server reported no output tokens and Completion counts the
 	// non-empty text chunks instead (omnik has no tokenizer).
-	Estimated bool
+	Estimated bool `json:"estimated"`
 }
 
 // Audio sums the audio a request received.
 type Audio struct {
-	Format     string // wav, pcm, …
-	SampleRate int
-	Channels   int
-	FrameBytes int // bytes per frame, for byte-based continuity
-	Frames     int64
-	Bytes      int64 // sample bytes
-	Seconds    float64
+	Format     string  `json:"format"` // wav, pcm, …
+	SampleRate int     `json:"sample_rate"`
+	Channels   int     `json:"channels"`
+	FrameBytes int     `json:"frame_bytes"` // bytes per frame, for byte-based continuity
+	Frames     int64   `json:"frames"`
+	Bytes      int64   `json:"bytes"` // sample bytes
+	Seconds    float64 `json:"seconds"`
 	// Mixed is set when chunks disagreed on rate or channels; Seconds still sums each
 	// chunk at its own rate.
-	Mixed   bool
-	Samples []byte // only when the caller asked to keep audio
+	Mixed   bool   `json:"mixed"`
+	Samples []byte `json:"-"` // only when the caller asked to keep audio; never in records
 }
 
 // Images sums the images a request received.
 type Images struct {
-	Count          int
-	Width, Height  int   // of the first image
-	Pixels         int64 // Σ width·height of the images whose size could be read
-	StageDurations map[string]float64
-	PeakMemoryMB   float64
-	Data           [][]byte // only when the caller asked to keep images
+	Count          int                `json:"count"`
+	Width          int                `json:"width"`  // of the first image
+	Height         int                `json:"height"` // of the first image
+	Pixels         int64              `json:"pixels"` // Σ width·height of the images whose size could be read
+	StageDurations map[string]float64 `json:"stage_durations,omitempty"`
+	PeakMemoryMB   float64            `json:"peak_memory_mb,omitempty"`
+	Data           [][]byte           `json:"-"` // only when the caller asked to keep images; never in records
 }
 
 // StageIDs returns the stage ids in ascending numeric order.
