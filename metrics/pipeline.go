@@ -78,6 +78,8 @@ func WithClock(now func() time.Time) PipelineOption { return func(c *pipelineCon
 type message struct {
 	batch []Sample
 	snap  chan *Snapshot
+	// only limits a snapshot to these metric and sub-metric names; nil copies all.
+	only map[string]bool
 }
 
 type entry struct {
@@ -162,7 +164,20 @@ func (p *Pipeline) Collect(batch []Sample) {
 
 // Snapshot returns a copy of every sink that includes all samples collected before the
 // call. After Stop it returns the final snapshot.
-func (p *Pipeline) Snapshot() *Snapshot {
+func (p *Pipeline) Snapshot() *Snapshot { return p.snapshotOf(nil) }
+
+// SnapshotOf is Snapshot limited to the named metrics and sub-metrics: thresholds are
+// checked every second, and copying every approximate Trend's histogram (hundreds of kB
+// each) would hold up folding for sinks no threshold reads.
+func (p *Pipeline) SnapshotOf(names ...string) *Snapshot {
+	only := make(map[string]bool, len(names))
+	for _, n := range names {
+		only[n] = true
+	}
+	return p.snapshotOf(only)
+}
+
+func (p *Pipeline) snapshotOf(only map[string]bool) *Snapshot {
 	p.mu.RLock()
 	if p.stopped {
 		p.mu.RUnlock()
@@ -170,7 +185,7 @@ func (p *Pipeline) Snapshot() *Snapshot {
 		return p.final
 	}
 	reply := make(chan *Snapshot, 1)
-	p.in <- message{snap: reply}
+	p.in <- message{snap: reply, only: only}
 	p.mu.RUnlock()
 	return <-reply
 }
@@ -197,7 +212,7 @@ func (p *Pipeline) Late() int64 { return p.late.Load() }
 func (p *Pipeline) fold() {
 	for msg := range p.in {
 		if msg.snap != nil {
-			msg.snap <- p.snapshot()
+			msg.snap <- p.snapshot(msg.only)
 			continue
 		}
 		p.foldBatch(msg.batch)
@@ -205,7 +220,7 @@ func (p *Pipeline) fold() {
 			o.AddSamples(msg.batch)
 		}
 	}
-	p.final = p.snapshot()
+	p.final = p.snapshot(nil)
 	close(p.done)
 }
 
@@ -272,7 +287,7 @@ func (p *Pipeline) seeGroup(path string) {
 	}
 }
 
-func (p *Pipeline) snapshot() *Snapshot {
+func (p *Pipeline) snapshot(only map[string]bool) *Snapshot {
 	s := &Snapshot{
 		Elapsed: p.cfg.now().Sub(p.start),
 		Series:  len(p.series),
@@ -281,12 +296,18 @@ func (p *Pipeline) snapshot() *Snapshot {
 		sinks:   make(map[string]Sink, len(p.entries)),
 	}
 	for m, e := range p.entries {
+		if only != nil && !only[m.Name] {
+			continue
+		}
 		s.Metrics = append(s.Metrics, m)
 		s.sinks[m.Name] = e.sink.Clone()
 	}
 	sortMetrics(s.Metrics)
 	for _, subs := range p.subs {
 		for _, sub := range subs {
+			if only != nil && !only[sub.Name] {
+				continue
+			}
 			s.SubMetrics = append(s.SubMetrics, sub.SubMetric)
 			s.sinks[sub.Name] = sub.sink.Clone()
 		}

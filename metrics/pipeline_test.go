@@ -128,3 +128,30 @@ func (o *recordingOutput) AddSamples(s []Sample) { o.add(s) }
 func (o *recordingOutput) AddRecord(any)         {}
 func (o *recordingOutput) Stop() error           { return nil }
 func (o *recordingOutput) Lost() int64           { return 0 }
+
+// SnapshotOf copies only the named sinks; thresholds read the same values from it as
+// from a full snapshot.
+func TestSnapshotOfCopiesOnlyTheNamedSinks(t *testing.T) {
+	t.Parallel()
+	reg := NewRegistry()
+	a := reg.MustNew("a", Trend, Time)
+	b := reg.MustNew("b", Counter, Default)
+	p := NewPipeline()
+	sel := NewTagSet(map[string]string{"k": "v"})
+	if err := p.AddSubMetric(a, sel); err != nil {
+		t.Fatal(err)
+	}
+	p.Start()
+	defer p.Stop()
+	p.Collect([]Sample{{Metric: a, Value: 3, Tags: sel}, {Metric: a, Value: 5}, {Metric: b, Value: 1}})
+	snap := p.SnapshotOf("a", SubMetricName("a", sel))
+	if snap.Sink("b") != nil {
+		t.Error("b was copied though not asked for")
+	}
+	if s := snap.Sink("a"); s == nil || s.Count() != 2 {
+		t.Errorf("a = %v", s)
+	}
+	if s := snap.Sink(SubMetricName("a", sel)); s == nil || s.Count() != 1 {
+		t.Errorf("a{k:v} = %v", s)
+	}
+}

@@ -135,11 +135,15 @@ func newEngineRun(t *loadedTest, f *runFlags, pipeline *metrics.Pipeline, ths []
 // thresholdTicker evaluates thresholds during the run and asks for an abort when an
 // abortOnFail threshold fails past its delay.
 func thresholdTicker(ths []*metrics.Threshold, p *metrics.Pipeline) engine.TickFunc {
+	names := make([]string, len(ths))
+	for i, th := range ths {
+		names[i] = th.SinkName()
+	}
 	return func(elapsed time.Duration) (bool, string) {
 		if len(ths) == 0 {
 			return false, ""
 		}
-		ev := metrics.EvaluateThresholds(ths, p.Snapshot())
+		ev := metrics.EvaluateThresholds(ths, p.SnapshotOf(names...))
 		for _, r := range ev.Failed() {
 			if r.Threshold.AbortOnFail && elapsed >= r.Threshold.DelayAbortEval {
 				return true, fmt.Sprintf("threshold %s failed", r.Threshold)
