@@ -332,3 +332,18 @@ func TestSimultaneousArrivalsUseEveryPreAllocatedVU(t *testing.T) {
 		}
 	}
 }
+
+// A run shorter than the gauge's one-second tick still shows its VUs in vus.
+func TestVUsGaugeSeesShortRuns(t *testing.T) {
+	t.Parallel()
+	r, rec := newRun(t, `{"scenarios": {"s": {"executor": "per-vu-iterations", "vus": 3, "iterations": 1, "startTime": "50ms"}}}`,
+		fakeScript(sleeper(100*time.Millisecond)))
+	r.Run(context.Background())
+	peak := 0.0
+	for _, v := range rec.values("vus") {
+		peak = max(peak, v)
+	}
+	if peak != 3 {
+		t.Errorf("vus peaked at %v, want 3 (samples %v)", peak, rec.values("vus"))
+	}
+}

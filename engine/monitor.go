@@ -16,6 +16,8 @@ func (r *Run) monitor(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
+		case <-r.pool.changed:
+			r.emitGauges(time.Now())
 		case now := <-t.C:
 			r.emitGauges(now)
 			if r.onTick == nil {

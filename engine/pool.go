@@ -20,10 +20,21 @@ type pool struct {
 	lastID      atomic.Uint64
 	initialized atomic.Int64
 	borrowed    atomic.Int64
+	// changed is signalled (coalesced) when borrowed changes, so the vus gauge sees
+	// short-lived peaks that a once-a-second sample would miss.
+	changed chan struct{}
 }
 
 func newPool(newVU func(context.Context, uint64) (VU, error)) *pool {
-	return &pool{newVU: newVU}
+	return &pool{newVU: newVU, changed: make(chan struct{}, 1)}
+}
+
+func (p *pool) borrow(delta int64) {
+	p.borrowed.Add(delta)
+	select {
+	case p.changed <- struct{}{}:
+	default:
+	}
 }
 
 // create initialises one new VU with the next id.
@@ -88,7 +99,7 @@ func (p *pool) get(ctx context.Context) (VU, error) {
 		p.idle[n-1] = nil
 		p.idle = p.idle[:n-1]
 		p.mu.Unlock()
-		p.borrowed.Add(1)
+		p.borrow(1)
 		return vu, nil
 	}
 	p.mu.Unlock()
@@ -96,13 +107,13 @@ func (p *pool) get(ctx context.Context) (VU, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.borrowed.Add(1)
+	p.borrow(1)
 	return vu, nil
 }
 
 // put gives a borrowed VU back.
 func (p *pool) put(vu VU) {
-	p.borrowed.Add(-1)
+	p.borrow(-1)
 	p.mu.Lock()
 	p.idle = append(p.idle, vu)
 	p.mu.Unlock()

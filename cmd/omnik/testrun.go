@@ -80,9 +80,6 @@ func runTest(cmd *cobra.Command, path string, f *runFlags) error {
 	if err := outs.Stop(); err != nil {
 		log.Error("output failed", "err", err)
 	}
-	if lost := outs.Lost(); lost > 0 {
-		log.Error(fmt.Sprintf("outputs (%s) lost %d points: they could not keep up or failed", outs.Description(), lost))
-	}
 	ev := metrics.EvaluateThresholds(ths, snap)
 	summary := buildSummary(t, snap, ev, res.Duration, omni.sections(), stdout)
 	summaryErr := emitSummary(t.runner, summary, f, stdout, stderr, log)
@@ -219,7 +216,7 @@ func openOutputs(specs []string) (metrics.Outputs, error) {
 		o, err := metrics.NewOutput(s)
 		if err != nil {
 			_ = outs.Stop()
-			return nil, invalid(fmt.Errorf("--out %s: %w", s, err))
+			return nil, invalid(err)
 		}
 		outs = append(outs, o)
 	}
