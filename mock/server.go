@@ -57,6 +57,7 @@ func New(opts ...Option) (*Server, error) {
 
 func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/models", s.handleModels)
+	s.mux.HandleFunc("POST /tokenize", s.handleTokenize)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.tracked(s.handleChat))
 	s.mux.HandleFunc("POST /v1/images/generations", s.tracked(s.handleImageGenerations))
 	s.mux.HandleFunc("POST /v1/images/edits", s.tracked(s.handleImageEdits))

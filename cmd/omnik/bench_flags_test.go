@@ -25,7 +25,7 @@ func TestBenchFlagsShapeTheScript(t *testing.T) {
 			"scenario.burstiness": 1.0, "scenario.iterations": 1000.0, "scenario.maxVUs": 1000.0,
 			"scenario.preAllocatedVUs": 64.0, "scenario.seed": 0.0,
 			"dataset": map[string]any{"name": "random", "numPrompts": 1000.0, "randomInputLen": 1024.0,
-				"randomOutputLen": 128.0, "randomRangeRatio": 0.0, "seed": 0.0},
+				"randomOutputLen": 128.0, "randomRangeRatio": 0.0, "seed": 0.0, "calibrate": true},
 			"extra": map[string]any{}, "warmups": 0, "stage": false,
 			"omni": map[string]any{"baseURL": "http://127.0.0.1:8000"},
 		}, sender: "omni.chat({", absent: []string{"ignore_eos"}},

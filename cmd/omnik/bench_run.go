@@ -43,6 +43,8 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string) error {
 		return err
 	}
 	r := &f.run
+	// Known before the script loads, so its dataset() can calibrate against the server.
+	r.omni.baseURL, r.omni.model = p.baseURL, p.model
 	r.omni.percentileMetrics = f.percentileMetrics
 	r.omni.metricPercentiles = f.metricPercentiles
 	r.omni.noStageSummary = !f.printStage

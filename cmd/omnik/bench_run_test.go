@@ -512,3 +512,20 @@ func TestBenchWarmupsAreLeftOut(t *testing.T) {
 		t.Errorf("result completed %v, %d input_lens; want 4 and 4", res["completed"], len(res["input_lens"].([]any)))
 	}
 }
+
+// Random prompts are sized with the server's /tokenize: the server's own input token
+// count lands on --random-input-len (plus the chat template the simulator adds).
+func TestBenchCalibratesRandomPromptsWithTokenize(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{32, 256} {
+		r := runOmnik(t, t.TempDir(), cleanEnv(), "bench", "--mock", "-q", "--num-prompts", "5",
+			"--random-input-len", strconv.Itoa(n), "--random-output-len", "2")
+		if r.code != 0 {
+			t.Fatalf("exit %d:\n%s", r.code, r)
+		}
+		perRequest := summaryFloat(t, r.stdout, "Total input tokens:") / 5
+		if want := float64(n + 4); math.Abs(perRequest-want) > 0.05*want+1 {
+			t.Errorf("--random-input-len %d: %.1f input tokens per request, want about %.0f", n, perRequest, want)
+		}
+	}
+}

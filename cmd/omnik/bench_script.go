@@ -31,6 +31,8 @@ type datasetSpec struct {
 	RandomOutputLen  int     `json:"randomOutputLen"`
 	RandomRangeRatio float64 `json:"randomRangeRatio"`
 	Seed             int64   `json:"seed"`
+	// Calibrate sizes random prompts with the server's /tokenize, when it has one.
+	Calibrate bool `json:"calibrate,omitempty"`
 }
 
 func (f *benchFlags) plan(cmdline string) (*benchPlan, error) {
@@ -82,7 +84,8 @@ func (f *benchFlags) plan(cmdline string) (*benchPlan, error) {
 	if p.model == "" {
 		p.model = f.model
 	}
-	ds := datasetSpec{Name: f.datasetName, Path: f.datasetPath, NumPrompts: f.numPrompts,
+	ds := datasetSpec{Calibrate: f.datasetName == "random" || f.datasetName == "random-mm",
+		Name: f.datasetName, Path: f.datasetPath, NumPrompts: f.numPrompts,
 		RandomInputLen: f.randomInputLen, RandomOutputLen: f.randomOutputLen,
 		RandomRangeRatio: f.randomRangeRatio, Seed: f.seed}
 	p.dataset = ds

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -84,12 +85,22 @@ func (f *omniFlags) setup(reg *metrics.Registry, log *slog.Logger, stderr io.Wri
 		}
 		fmt.Fprintf(stderr, "omnik: target is SIMULATED: built-in vLLM-Omni simulator at %s (models: %v)\n", o.mockURL, o.server.Models())
 	}
+	if err := o.configureFrom(nil); err != nil {
+		return nil, err
+	}
 	return o, nil
 }
 
 // configure applies options.omni, the environment and the flags, lowest first.
 func (o *omniRun) configure(opts engine.Options) error {
-	cfg, err := omni.ParseConfig(opts.Modules["omni"])
+	return o.configureFrom(opts.Modules["omni"])
+}
+
+// configureFrom layers options.omni (raw), the environment, the flags and --mock. Before
+// the script loads there is no options.omni yet: setup configures from the rest, so
+// init code (dataset() calibrating against the server) already reaches the target.
+func (o *omniRun) configureFrom(raw json.RawMessage) error {
+	cfg, err := omni.ParseConfig(raw)
 	if err != nil {
 		return invalid(err)
 	}

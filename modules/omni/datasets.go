@@ -1,7 +1,9 @@
 package omni
 
 import (
+	"context"
 	"encoding/json"
+	"maps"
 	"strings"
 	"sync"
 
@@ -23,8 +25,14 @@ type loadedDataset struct {
 	err   error
 }
 
-func (d *datasets) get(spec dataset.Spec) (*loadedDataset, error) {
-	key, _ := json.Marshal(spec)
+// get loads spec once per run; calibrate, when set, sizes random prompts in the
+// server's tokens first. The key is the spec as asked, so every VU asking the same gets
+// the same dataset without calibrating again.
+func (d *datasets) get(spec dataset.Spec, calibrate func() *dataset.Calibration) (*loadedDataset, error) {
+	key, _ := json.Marshal(struct {
+		Spec      dataset.Spec
+		Calibrate bool
+	}{spec, calibrate != nil})
 	d.mu.Lock()
 	l, ok := d.bySpec[string(key)]
 	if !ok {
@@ -33,6 +41,9 @@ func (d *datasets) get(spec dataset.Spec) (*loadedDataset, error) {
 	}
 	d.mu.Unlock()
 	l.once.Do(func() {
+		if calibrate != nil {
+			spec.Calibration = calibrate()
+		}
 		if l.ds, l.err = dataset.Load(spec); l.err == nil {
 			n := spec.NumPrompts
 			if n <= 0 {
@@ -53,11 +64,7 @@ func (m *Module) DataExtension() js.Module {
 		return &js.Exports{Named: map[string]any{"dataset": func(raw map[string]any) goja.Value {
 			vu.RequireInitContext("dataset()")
 			rt := vu.Runtime()
-			spec, err := datasetSpec(raw)
-			if err != nil {
-				panic(rt.NewGoError(err))
-			}
-			l, err := m.datasets.get(spec)
+			l, err := m.loadDataset(raw)
 			if err != nil {
 				panic(rt.NewGoError(err))
 			}
@@ -70,12 +77,38 @@ func (m *Module) DataExtension() js.Module {
 // malformed file is reported as itself (file, line, reason) rather than as an exception
 // in init code; scripts asking for the same spec get the loaded one.
 func (m *Module) LoadDataset(raw map[string]any) error {
+	_, err := m.loadDataset(raw)
+	return err
+}
+
+// loadDataset reads a dataset() spec; `calibrate: true` asks the configured server's
+// /tokenize to size random prompts in its tokens (a server without one leaves the
+// one-token-per-word estimate, with a warning).
+func (m *Module) loadDataset(raw map[string]any) (*loadedDataset, error) {
+	raw = maps.Clone(raw)
+	calibrate, _ := raw["calibrate"].(bool)
+	delete(raw, "calibrate")
 	spec, err := datasetSpec(raw)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, err = m.datasets.get(spec)
-	return err
+	var cal func() *dataset.Calibration
+	if calibrate {
+		cal = m.calibration
+	}
+	return m.datasets.get(spec, cal)
+}
+
+func (m *Module) calibration() *dataset.Calibration {
+	m.mu.Lock()
+	cfg := m.cfg
+	m.mu.Unlock()
+	cal, err := Calibrate(context.Background(), cfg)
+	if err != nil {
+		m.warn("dataset(): prompt lengths are estimated at one token per word: " + err.Error())
+		return nil
+	}
+	return cal
 }
 
 func datasetSpec(raw map[string]any) (dataset.Spec, error) {
@@ -99,7 +132,7 @@ func errDataset(err error) error {
 type datasetError struct{ err error }
 
 func (e *datasetError) Error() string {
-	return "dataset(): " + e.err.Error() + " (keys: name, path, numPrompts, randomInputLen, randomOutputLen, randomRangeRatio, seed)"
+	return "dataset(): " + e.err.Error() + " (keys: name, path, numPrompts, randomInputLen, randomOutputLen, randomRangeRatio, seed, calibrate)"
 }
 
 // sampleArray is the read-only JS view of a dataset in run order; each access builds a
