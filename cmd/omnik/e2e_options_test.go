@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -130,5 +131,33 @@ export default async function () { await omni.chat({ messages: [] }); }`})
 	}
 	if r := runOmnik(t, dir, cleanEnv(), "inspect", quick); r.code != 0 {
 		t.Errorf("inspect quickstart.js exit %d:\n%s", r.code, r)
+	}
+}
+
+// --execution-segment runs a slice of the test: four instances with 0:1/4 … 3/4:1 share
+// the iterations exactly.
+func TestExecutionSegmentRunsItsShare(t *testing.T) {
+	t.Parallel()
+	dir := writeFiles(t, map[string]string{"script.js": `export const options = {
+  scenarios: { s: { executor: 'shared-iterations', vus: 4, iterations: 10 } } };
+export default function () {}`})
+	total := 0
+	for _, seg := range []string{"0:1/4", "1/4:1/2", "1/2:3/4", "3/4:1"} {
+		r := runOmnik(t, dir, cleanEnv(), "run", "-q", "--execution-segment", seg, "script.js")
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d\n%s", seg, r.code, r)
+		}
+		fields := strings.Fields(r.stdout[strings.Index(r.stdout, "iterations.."):])
+		n, err := strconv.Atoi(fields[1])
+		if err != nil {
+			t.Fatalf("%s: iterations line %q", seg, fields[:2])
+		}
+		total += n
+	}
+	if total != 10 {
+		t.Errorf("the four segments ran %d iterations, want 10", total)
+	}
+	if r := runOmnik(t, dir, cleanEnv(), "run", "--execution-segment", "1/2:1/4", "script.js"); r.code != 104 {
+		t.Errorf("a reversed segment exited %d, want 104", r.code)
 	}
 }

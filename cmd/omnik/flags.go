@@ -20,6 +20,7 @@ type testFlags struct {
 	config     string
 	thresholds []string
 	noColor    bool
+	segment    string
 }
 
 func (f *testFlags) register(fs *pflag.FlagSet) {
@@ -32,6 +33,7 @@ func (f *testFlags) register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.config, "config", "c", "", "JSON file with options (lowest precedence after defaults)")
 	fs.StringArrayVar(&f.thresholds, "threshold", nil, "threshold EXPR like 'ttfc.p99 < 900' (repeatable; exit 99 when one fails)")
 	fs.BoolVar(&f.noColor, "no-color", false, "no colours (NO_COLOR is respected too)")
+	fs.StringVar(&f.segment, "execution-segment", "0:1", "run only this slice of the test, e.g. 1/4:1/2 (one of several instances)")
 }
 
 // cliLayer turns the flags that were set into an options layer.
@@ -99,4 +101,13 @@ func scriptEnv(pairs []string) (map[string]string, error) {
 		env[k] = v
 	}
 	return env, nil
+}
+
+// executionSegment parses --execution-segment.
+func (f *testFlags) executionSegment() (engine.Segment, error) {
+	seg, err := engine.ParseSegment(f.segment)
+	if err != nil {
+		return seg, &engine.OptionsError{Msg: fmt.Sprintf("--execution-segment %q: %v", f.segment, err)}
+	}
+	return seg, nil
 }

@@ -32,7 +32,11 @@ func newInspectCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			plan, err := engine.NewPlan(t.opts, engine.FullSegment())
+			seg, err := f.executionSegment()
+			if err != nil {
+				return err
+			}
+			plan, err := engine.NewPlan(t.opts, seg)
 			if err != nil {
 				return err
 			}

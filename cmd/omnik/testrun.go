@@ -111,7 +111,12 @@ func newEngineRun(t *loadedTest, f *runFlags, pipeline *metrics.Pipeline, ths []
 	if r.HasExport("teardown") {
 		script.Teardown = func(ctx context.Context, data js.SetupData) error { return r.Teardown(ctx, data, 0) }
 	}
+	seg, err := f.executionSegment()
+	if err != nil {
+		return nil, err
+	}
 	opts := []engine.Option{
+		engine.WithSegment(seg),
 		engine.WithMetrics(pipeline, r.Builtin()),
 		engine.WithLogger(log),
 		engine.OnTick(time.Second, thresholdTicker(ths, pipeline)),
