@@ -105,9 +105,12 @@ func scriptEnv(pairs []string) (map[string]string, error) {
 
 // executionSegment parses --execution-segment.
 func (f *testFlags) executionSegment() (engine.Segment, error) {
+	if f.segment == "" { // commands that do not offer the flag (bench) run the whole test
+		return engine.FullSegment(), nil
+	}
 	seg, err := engine.ParseSegment(f.segment)
 	if err != nil {
-		return seg, &engine.OptionsError{Msg: fmt.Sprintf("--execution-segment %q: %v", f.segment, err)}
+		return seg, &engine.OptionsError{Msg: "--execution-segment: " + err.Error()}
 	}
 	return seg, nil
 }
