@@ -38,7 +38,13 @@ func (r *Run) emitGauges(now time.Time) {
 	tags := metrics.NewTagSet(r.opts.Tags)
 	var batch []metrics.Sample
 	if m := r.builtin.VUs; m != nil {
-		batch = append(batch, metrics.Sample{Metric: m, Tags: tags, Time: now, Value: float64(r.pool.borrowed.Load())})
+		// The window's peak, then the current count: a gauge keeps min, max and last,
+		// and a burst between two samples still reaches max.
+		peak, cur := r.pool.takePeak(), r.pool.borrowed.Load()
+		if peak > cur {
+			batch = append(batch, metrics.Sample{Metric: m, Tags: tags, Time: now, Value: float64(peak)})
+		}
+		batch = append(batch, metrics.Sample{Metric: m, Tags: tags, Time: now, Value: float64(cur)})
 	}
 	if m := r.builtin.VUsMax; m != nil {
 		batch = append(batch, metrics.Sample{Metric: m, Tags: tags, Time: now, Value: float64(r.pool.initialized.Load())})

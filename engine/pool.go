@@ -20,6 +20,8 @@ type pool struct {
 	lastID      atomic.Uint64
 	initialized atomic.Int64
 	borrowed    atomic.Int64
+	// peak is the most VUs borrowed since the gauges were last sampled.
+	peak atomic.Int64
 	// changed is signalled (coalesced) when borrowed changes, so the vus gauge sees
 	// short-lived peaks that a once-a-second sample would miss.
 	changed chan struct{}
@@ -30,7 +32,13 @@ func newPool(newVU func(context.Context, uint64) (VU, error)) *pool {
 }
 
 func (p *pool) borrow(delta int64) {
-	p.borrowed.Add(delta)
+	n := p.borrowed.Add(delta)
+	for {
+		old := p.peak.Load()
+		if n <= old || p.peak.CompareAndSwap(old, n) {
+			break
+		}
+	}
 	select {
 	case p.changed <- struct{}{}:
 	default:
@@ -117,4 +125,11 @@ func (p *pool) put(vu VU) {
 	p.mu.Lock()
 	p.idle = append(p.idle, vu)
 	p.mu.Unlock()
+}
+
+// takePeak returns the most VUs borrowed since the last call and starts a new window
+// at the current count.
+func (p *pool) takePeak() int64 {
+	cur := p.borrowed.Load()
+	return max(p.peak.Swap(cur), cur)
 }

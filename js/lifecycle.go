@@ -84,7 +84,7 @@ func (r *Runner) runStage(ctx context.Context, name string, timeout time.Duratio
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	vu, err := r.newVU(ctx, 0)
+	vu, err := r.newVU(ctx, 0, false)
 	if err != nil {
 		return nil, nil, &LifecycleError{Stage: name, Err: err}
 	}

@@ -97,7 +97,7 @@ func Load(path string, opts ...Option) (*Runner, error) {
 	}
 	WithRegistry(metrics.NewRegistry())(&r.cfg)
 	r.Configure(opts...)
-	vu, err := r.newVU(context.Background(), 0)
+	vu, err := r.newVU(context.Background(), 0, true)
 	if err != nil {
 		return nil, err
 	}

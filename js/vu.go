@@ -21,8 +21,9 @@ type VU struct {
 	exports *goja.Object
 	modules map[string]*goja.Object
 
-	ctx   context.Context
-	state *vuState // nil while init code runs
+	ctx            context.Context
+	state          *vuState // nil while init code runs
+	readingOptions bool
 
 	timers      map[int64]*jsTimer
 	nextTimer   int64
@@ -45,19 +46,22 @@ type vuState struct {
 	samples []metrics.Sample
 }
 
-func (r *Runner) newVU(ctx context.Context, id uint64) (*VU, error) {
+// newVU makes a VU and runs its init code; readingOptions marks the runtime Load uses
+// to read the script's options, before the run is configured.
+func (r *Runner) newVU(ctx context.Context, id uint64, readingOptions bool) (*VU, error) {
 	vu := &VU{
-		runner:     r,
-		rt:         goja.New(),
-		loop:       newEventLoop(),
-		id:         id,
-		modules:    map[string]*goja.Object{},
-		ctx:        ctx,
-		timers:     map[int64]*jsTimer{},
-		rejections: map[*goja.Promise]struct{}{},
-		iterByScen: map[*Scenario]uint64{},
-		envByScen:  map[*Scenario]*goja.Object{},
-		userTags:   map[string]string{},
+		readingOptions: readingOptions,
+		runner:         r,
+		rt:             goja.New(),
+		loop:           newEventLoop(),
+		id:             id,
+		modules:        map[string]*goja.Object{},
+		ctx:            ctx,
+		timers:         map[int64]*jsTimer{},
+		rejections:     map[*goja.Promise]struct{}{},
+		iterByScen:     map[*Scenario]uint64{},
+		envByScen:      map[*Scenario]*goja.Object{},
+		userTags:       map[string]string{},
 	}
 	vu.rt.SetFieldNameMapper(goja.TagFieldNameMapper("js", true))
 	vu.rt.SetPromiseRejectionTracker(vu.trackRejection)
@@ -72,7 +76,12 @@ func (r *Runner) newVU(ctx context.Context, id uint64) (*VU, error) {
 
 // NewVU initialises VU number id (1-based): it runs the script's init code in a new
 // runtime.
-func (r *Runner) NewVU(ctx context.Context, id uint64) (*VU, error) { return r.newVU(ctx, id) }
+func (r *Runner) NewVU(ctx context.Context, id uint64) (*VU, error) { return r.newVU(ctx, id, false) }
+
+// ReadingOptions reports whether this runtime only reads the script's options: its init
+// code runs before the run's options (and modules' configuration) are known, and no
+// iteration ever runs in it. Modules skip work that needs the configuration there.
+func (vu *VU) ReadingOptions() bool { return vu.readingOptions }
 
 func (vu *VU) runInit() error {
 	fnVal, err := vu.rt.RunProgram(vu.runner.code.program)

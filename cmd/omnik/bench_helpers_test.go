@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -46,11 +47,12 @@ func (r seenRequest) json() map[string]any {
 // benchServer is the simulator behind a recording proxy, so a test sees every request
 // omnik sends (warmups included) and can assert none was sent.
 type benchServer struct {
-	URL  string
-	host string
-	port string
-	mu   sync.Mutex
-	seen []seenRequest
+	URL       string
+	host      string
+	port      string
+	mu        sync.Mutex
+	seen      []seenRequest
+	tokenizes atomic.Int32 // POST /tokenize calls (calibration)
 }
 
 // startBenchServer serves the simulator, 20 times faster than real time unless opts say
@@ -67,7 +69,9 @@ func startBenchServer(t *testing.T, opts ...mock.Option) *benchServer {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		// /tokenize is calibration, not load: the tests count benchmark requests.
-		if r.Method == http.MethodPost && r.URL.Path != "/tokenize" {
+		if r.URL.Path == "/tokenize" {
+			s.tokenizes.Add(1)
+		} else if r.Method == http.MethodPost {
 			s.mu.Lock()
 			s.seen = append(s.seen, seenRequest{r.Method, r.URL.Path, r.Header.Get("Content-Type"), body})
 			s.mu.Unlock()

@@ -529,3 +529,24 @@ func TestBenchCalibratesRandomPromptsWithTokenize(t *testing.T) {
 		}
 	}
 }
+
+// dataset({calibrate: true}) in a script calibrates against the server its options name,
+// once, and never against a default address while the options are being read.
+func TestScriptDatasetCalibratesAgainstOptionsServer(t *testing.T) {
+	t.Parallel()
+	srv := startBenchServer(t)
+	dir := writeFiles(t, map[string]string{"script.js": `import omni from 'omni';
+import { dataset } from 'omnik/data';
+const samples = dataset({ name: 'random', numPrompts: 4, randomInputLen: 64, randomOutputLen: 2, seed: 1, calibrate: true });
+export const options = { iterations: 4, vus: 2, omni: { baseURL: '` + srv.URL + `' } };
+export default async function () {
+  await omni.chat({ messages: [{ role: 'user', content: samples[__ITER % samples.length].prompt }], max_tokens: 2 });
+}`})
+	r := runOmnik(t, dir, cleanEnv(), "run", "-q", "script.js")
+	if r.code != 0 || strings.Contains(r.stderr, "WARN") {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if n := srv.tokenizes.Load(); n != 2 {
+		t.Errorf("/tokenize called %d times, want 2 (one calibration: two probes)", n)
+	}
+}

@@ -113,16 +113,16 @@ func TestRunUsesLayeredIterations(t *testing.T) {
 func TestInspectLoadsOmniScriptsAndRedactsTheKey(t *testing.T) {
 	t.Parallel()
 	dir := writeFiles(t, map[string]string{"script.js": `import omni from 'omni';
-export const options = { iterations: 1, omni: { apiKey: 'sk-SECRET123' }, thresholds: { ttfc: ['p(99) < 900'] } };
+export const options = { iterations: 1, omni: { ApiKey: 'sk-SECRET123', headers: { Authorization: 'Bearer sk-SECRET456', 'X-Trace': 'keep' } }, thresholds: { ttfc: ['p(99) < 900'] } };
 export default async function () { await omni.chat({ messages: [] }); }`})
 	r := runOmnik(t, dir, cleanEnv(), "inspect", "script.js")
 	if r.code != 0 {
 		t.Fatalf("inspect exit %d:\n%s", r.code, r)
 	}
-	if strings.Contains(r.stdout+r.stderr, "sk-SECRET123") {
+	if strings.Contains(r.stdout+r.stderr, "sk-SECRET") || !strings.Contains(r.stdout, `"X-Trace": "keep"`) {
 		t.Errorf("the API key was printed:\n%s", r.stdout)
 	}
-	if !strings.Contains(r.stdout, `"apiKey": "(redacted)"`) {
+	if !strings.Contains(r.stdout, `"ApiKey": "(redacted)"`) {
 		t.Errorf("no redacted apiKey in:\n%s", r.stdout)
 	}
 	quick, err := filepath.Abs("../../examples/scripts/quickstart.js")

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"maps"
+	"strings"
 
 	"github.com/omnik-dev/omnik/js"
 	"github.com/omnik-dev/omnik/metrics"
@@ -58,20 +59,39 @@ func newInspectCommand() *cobra.Command {
 	return cmd
 }
 
-// redacted hides options.omni.apiKey: a key never appears in output.
+// redacted hides credentials in options.omni: the API key (whatever its spelling, as
+// the JSON decoding ignores case) and header values that carry a secret.
 func redacted(o engine.Options) engine.Options {
 	raw, ok := o.Modules["omni"]
 	if !ok {
 		return o
 	}
 	var m map[string]any
-	if json.Unmarshal(raw, &m) != nil || m["apiKey"] == nil {
+	if json.Unmarshal(raw, &m) != nil {
 		return o
 	}
-	m["apiKey"] = "(redacted)"
+	for k, v := range m {
+		switch {
+		case strings.EqualFold(k, "apiKey"):
+			m[k] = "(redacted)"
+		case strings.EqualFold(k, "headers"):
+			if h, ok := v.(map[string]any); ok {
+				for name := range h {
+					if secretHeader(name) {
+						h[name] = "(redacted)"
+					}
+				}
+			}
+		}
+	}
 	b, _ := json.Marshal(m)
 	mods := maps.Clone(o.Modules)
 	mods["omni"] = b
 	o.Modules = mods
 	return o
+}
+
+func secretHeader(name string) bool {
+	n := strings.ToLower(name)
+	return n == "authorization" || strings.Contains(n, "key") || strings.Contains(n, "token") || strings.Contains(n, "secret")
 }

@@ -46,7 +46,7 @@ func runTest(cmd *cobra.Command, path string, f *runFlags) error {
 	}
 	if f.summaryExport != "" {
 		// Fail now, not after an hour of load, when the file cannot be written.
-		if err := writeFile(f.summaryExport, func(io.Writer) error { return nil }); err != nil {
+		if err := checkWritable(f.summaryExport); err != nil {
 			return invalid(fmt.Errorf("--summary-export: %w", err))
 		}
 	}

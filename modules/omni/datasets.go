@@ -64,7 +64,10 @@ func (m *Module) DataExtension() js.Module {
 		return &js.Exports{Named: map[string]any{"dataset": func(raw map[string]any) goja.Value {
 			vu.RequireInitContext("dataset()")
 			rt := vu.Runtime()
-			l, err := m.loadDataset(raw)
+			// The runtime that only reads options runs before the target is configured:
+			// calibrating there would ask the wrong server, so it gets uncalibrated prompts
+			// that no iteration ever sends.
+			l, err := m.loadDataset(raw, !vu.ReadingOptions())
 			if err != nil {
 				panic(rt.NewGoError(err))
 			}
@@ -77,16 +80,17 @@ func (m *Module) DataExtension() js.Module {
 // malformed file is reported as itself (file, line, reason) rather than as an exception
 // in init code; scripts asking for the same spec get the loaded one.
 func (m *Module) LoadDataset(raw map[string]any) error {
-	_, err := m.loadDataset(raw)
+	_, err := m.loadDataset(raw, true)
 	return err
 }
 
 // loadDataset reads a dataset() spec; `calibrate: true` asks the configured server's
 // /tokenize to size random prompts in its tokens (a server without one leaves the
 // one-token-per-word estimate, with a warning).
-func (m *Module) loadDataset(raw map[string]any) (*loadedDataset, error) {
+func (m *Module) loadDataset(raw map[string]any, mayCalibrate bool) (*loadedDataset, error) {
 	raw = maps.Clone(raw)
 	calibrate, _ := raw["calibrate"].(bool)
+	calibrate = calibrate && mayCalibrate
 	delete(raw, "calibrate")
 	spec, err := datasetSpec(raw)
 	if err != nil {

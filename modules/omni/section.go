@@ -194,5 +194,10 @@ func (s *section) JSON() any {
 		}
 		out[name] = report.SaveResult(r.result, report.RunInfo{Date: time.Now()}, s.log.opts.Metrics)
 	}
+	s.log.mu.Lock()
+	if len(s.log.failures) > 0 {
+		out["failures_by_error"] = maps.Clone(s.log.failures)
+	}
+	s.log.mu.Unlock()
 	return out
 }

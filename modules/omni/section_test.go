@@ -47,4 +47,8 @@ func TestSectionListsFailuresByKind(t *testing.T) {
 	if strings.Index(b.String(), "FAILED") > strings.Index(b.String(), "Serving Benchmark Result") {
 		t.Error("the breakdown must come before the Serving block")
 	}
+	js := (&section{log: l}).JSON().(map[string]any)
+	if got := js["failures_by_error"].(map[string]int); got["connect"] != 2 || got["http_status"] != 1 {
+		t.Errorf("failures_by_error = %v", got)
+	}
 }

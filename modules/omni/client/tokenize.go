@@ -35,7 +35,7 @@ func Tokenize(ctx context.Context, hc *http.Client, baseURL string, header http.
 		return 0, err
 	}
 	switch {
-	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed:
+	case resp.StatusCode == http.StatusMethodNotAllowed || (resp.StatusCode == http.StatusNotFound && !vllmError(raw)):
 		return 0, ErrNoTokenizer
 	case resp.StatusCode != http.StatusOK:
 		return 0, fmt.Errorf("POST /tokenize: HTTP %d: %.200s", resp.StatusCode, raw)
@@ -54,4 +54,16 @@ func Tokenize(ctx context.Context, hc *http.Client, baseURL string, header http.
 		return len(out.Tokens), nil
 	}
 	return 0, fmt.Errorf("POST /tokenize: the answer has neither count nor tokens: %.200s", raw)
+}
+
+// vllmError tells vLLM's own error body (an unknown model is a 404 too) from a missing
+// route's ({"detail": "Not Found"} or a proxy's page).
+func vllmError(body []byte) bool {
+	var e struct {
+		Message string `json:"message"`
+		Error   *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	return json.Unmarshal(body, &e) == nil && (e.Message != "" || (e.Error != nil && e.Error.Message != ""))
 }

@@ -21,6 +21,7 @@ func TestTokenize(t *testing.T) {
 		{"count", 200, `{"count": 7, "max_model_len": 4096, "tokens": [1,2,3,4,5,6,7]}`, 7, ""},
 		{"tokens only", 200, `{"tokens": [1,2,3]}`, 3, ""},
 		{"no route", 404, `{"detail":"Not Found"}`, 0, ErrNoTokenizer.Error()},
+		{"unknown model", 404, `{"object":"error","message":"The model x does not exist.","type":"NotFoundError","code":404}`, 0, "does not exist"},
 		{"server error", 500, `boom`, 0, "HTTP 500: boom"},
 		{"bad json", 200, `{`, 0, "POST /tokenize"},
 		{"neither", 200, `{}`, 0, "neither count nor tokens"},
@@ -42,7 +43,7 @@ func TestTokenize(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)
 				}
-				if tc.status == 404 && !errors.Is(err, ErrNoTokenizer) {
+				if tc.name == "no route" && !errors.Is(err, ErrNoTokenizer) {
 					t.Errorf("404 must be ErrNoTokenizer, got %v", err)
 				}
 				return
