@@ -51,6 +51,7 @@ type scriptEnv struct {
 	mock    []mock.Option
 	// interruptAfter, when set, cuts the iteration off after that long.
 	interruptAfter time.Duration
+	section        SectionOptions
 }
 
 // runScript runs one iteration of src with the omni module pointed at the simulator.
@@ -71,7 +72,7 @@ func runScriptIn(t *testing.T, env scriptEnv, src string) (*sink, *Module, *js.V
 	}
 	t.Cleanup(func() { _ = srv.Close() })
 	reg := metrics.NewRegistry()
-	var opts []Option
+	opts := []Option{WithSection(env.section)}
 	if env.records != nil {
 		opts = append(opts, WithRecords(env.records))
 	}
@@ -311,29 +312,8 @@ export default async function () {
 func TestDetailedResultKeepsGeneratedText(t *testing.T) {
 	t.Parallel()
 	for _, detailed := range []bool{false, true} {
-		srv, err := mock.New(mock.WithSpeed(20))
-		if err != nil {
-			t.Fatal(err)
-		}
-		url, err := srv.StartLoopback()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = srv.Close() })
-		mod := New(metrics.NewRegistry(), WithSection(SectionOptions{Detailed: detailed}))
-		mod.Configure(Config{BaseURL: url})
-		t.Cleanup(mod.Close)
-		path := filepath.Join(t.TempDir(), "s.js")
-		_ = os.WriteFile(path, []byte(`import omni from 'omni';
-export default async function () { await omni.chat({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 }); }`), 0o644)
-		r, err := js.Load(path, js.WithModule("omni", mod.JS()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		vu, _ := r.NewVU(context.Background(), 1)
-		if err := vu.RunIteration(context.Background(), &js.Iteration{Scenario: &js.Scenario{Name: "s"}}); err != nil {
-			t.Fatal(js.Exception(err))
-		}
+		_, mod, _ := runScriptIn(t, scriptEnv{section: SectionOptions{Detailed: detailed}}, `import omni from 'omni';
+export default async function () { await omni.chat({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 }); }`)
 		res, _, ok := mod.SaveResult(report.RunInfo{Date: time.Now()})
 		texts, _ := res["generated_texts"].([]string)
 		switch {
