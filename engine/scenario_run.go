@@ -89,8 +89,10 @@ func (s *scenario) finish() {
 	s.finished.Store(true)
 }
 
-// stopping reports whether the executor must start no more iterations.
-func (s *scenario) stopping() bool { return s.startCtx.Err() != nil }
+// stopping reports whether the executor must start no more iterations. Once iterations
+// are interrupted there is no point starting one either: the two contexts are cancelled
+// one after the other, and a loop between them would spin through interrupted iterations.
+func (s *scenario) stopping() bool { return s.startCtx.Err() != nil || s.iterCtx.Err() != nil }
 
 // iterate runs iteration n on vu and reports whether it completed; false means it was
 // interrupted (gracefulStop ran out, a ramp-down, an abort or a hard stop). intended is
