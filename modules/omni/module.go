@@ -170,9 +170,9 @@ func (m *Module) start(vu *js.VU, c *target, p params, run func(context.Context)
 	if c.cfg.Target != "" {
 		tags = tags.With("target", c.cfg.Target)
 	}
-	scenario := ""
+	scenario, scenarioStart := "", time.Time{}
 	if it := vu.Iteration(); it != nil && it.Scenario != nil {
-		scenario = it.Scenario.Name
+		scenario, scenarioStart = it.Scenario.Name, it.Scenario.StartTime
 	}
 	meta := vu.Metadata()
 	promise := vu.Promise(func(ctx context.Context) js.Settle {
@@ -187,6 +187,9 @@ func (m *Module) start(vu *js.VU, c *target, p params, run func(context.Context)
 				q.GeneratedText = rec.Text
 			}
 			m.log.add(scenario, q)
+			if !scenarioStart.IsZero() {
+				m.log.started(scenario, scenarioStart.Sub(m.log.origin))
+			}
 			m.records(requestRecord(rec))
 		}
 		return func() (any, error) {

@@ -56,12 +56,23 @@ func (l *requestLog) add(scenario string, q report.Request) {
 	}
 }
 
+// started counts the scenario's duration from its start, as vllm bench serve counts its
+// own from before the first arrival gap: a benchmark starts before its first request.
+func (l *requestLog) started(scenario string, at time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if sc := l.byScenario[scenario]; sc != nil {
+		sc.first = min(sc.first, at)
+	}
+}
+
 func (l *requestLog) newScenarioLog() *scenarioLog {
 	return &scenarioLog{acc: report.NewAccumulator(l.opts.aggregate()),
 		first: math.MaxInt64, last: math.MinInt64}
 }
 
-// span is the benchmark duration: first request start to last request end.
+// span is the benchmark duration: the scenario's start (or its first request's) to the
+// last request's end.
 func (sc *scenarioLog) span() time.Duration { return sc.last - sc.first }
 
 // scenarios returns the scenario names in order, and the whole run: the scenarios merged

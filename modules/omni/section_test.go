@@ -52,3 +52,19 @@ func TestSectionListsFailuresByKind(t *testing.T) {
 		t.Errorf("failures_by_error = %v", got)
 	}
 }
+
+// The benchmark duration counts from the scenario's start when it is known, as vllm
+// bench serve counts from before its first arrival gap.
+func TestSpanStartsAtTheScenarioStart(t *testing.T) {
+	t.Parallel()
+	l := newRequestLog(SectionOptions{})
+	l.add("s", report.Request{Success: true, Start: 2 * time.Second, Latency: time.Second})
+	_, all := l.scenarios()
+	if got := all.span(); got != time.Second {
+		t.Fatalf("span without a scenario start = %v, want 1s", got)
+	}
+	l.started("s", 1500*time.Millisecond)
+	if _, all := l.scenarios(); all.span() != 1500*time.Millisecond {
+		t.Errorf("span from the scenario start = %v, want 1.5s", all.span())
+	}
+}
