@@ -68,9 +68,6 @@ func (f *benchFlags) plan(cmdline string) (*benchPlan, error) {
 			return nil, &engine.OptionsError{Msg: fmt.Sprintf("--extra-body: want a JSON object: %v", err)}
 		}
 	}
-	if f.ignoreEOS {
-		extra["ignore_eos"] = true
-	}
 	p.baseURL = f.baseURL
 	if p.baseURL == "" {
 		p.baseURL = fmt.Sprintf("http://%s:%d", f.host, f.port)
@@ -137,7 +134,12 @@ export default async function () {
   await send(samples[exec.scenario.iterationInTest % samples.length], {});
 }
 `)
-	b.WriteString(benchSenders[p.backend])
+	sender := benchSenders[p.backend]
+	if f.ignoreEOS {
+		// Only chat has an end of sequence to ignore; after the extra body, so it wins.
+		sender = strings.Replace(sender, "    ...extraBody,\n  }, params);", "    ...extraBody,\n    ignore_eos: true,\n  }, params);", 1)
+	}
+	b.WriteString(sender)
 	return b.String()
 }
 
