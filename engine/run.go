@@ -244,12 +244,6 @@ func (r *Run) isStopped() bool {
 	}
 }
 
-func (r *Run) aborted() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.abortCode != 0
-}
-
 func (r *Run) result(parent context.Context, err error) Result {
 	res := Result{Err: err, Scenarios: r.Progress()}
 	if ns := r.began.Load(); ns != 0 {

@@ -3,6 +3,7 @@ package omni
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"strings"
 	"sync"
@@ -124,19 +125,9 @@ func datasetSpec(raw map[string]any) (dataset.Spec, error) {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
-		return s, errDataset(err)
+		return s, fmt.Errorf("dataset(): %w (keys: name, path, numPrompts, randomInputLen, randomOutputLen, randomRangeRatio, seed, calibrate)", err)
 	}
 	return s, nil
-}
-
-func errDataset(err error) error {
-	return &datasetError{err}
-}
-
-type datasetError struct{ err error }
-
-func (e *datasetError) Error() string {
-	return "dataset(): " + e.err.Error() + " (keys: name, path, numPrompts, randomInputLen, randomOutputLen, randomRangeRatio, seed, calibrate)"
 }
 
 // sampleArray is the read-only JS view of a dataset in run order; each access builds a

@@ -204,7 +204,6 @@ type session struct {
 // read consumes server messages until session.done or a failure and returns the arrival
 // of the last message.
 func (s *session) read(ctx context.Context) time.Time {
-	last := time.Now()
 	for {
 		if s.req.StallTimeout > 0 {
 			s.conn.SetReadDeadline(time.Now().Add(s.req.StallTimeout))
@@ -216,7 +215,6 @@ func (s *session) read(ctx context.Context) time.Time {
 			s.fail(ctx, err)
 			return t
 		}
-		last = t
 		if s.req.OnEvent != nil {
 			s.req.OnEvent(t, data)
 		}
@@ -232,7 +230,7 @@ func (s *session) read(ctx context.Context) time.Time {
 			return t
 		}
 		if !s.event(t, &ev) {
-			return last
+			return t
 		}
 	}
 }
