@@ -25,6 +25,8 @@ type ScenarioProgress struct {
 	Elapsed     time.Duration `json:"elapsed"`
 	Total       time.Duration `json:"total"`
 	Progress    float64       `json:"progress"` // 0..1
+	// Started is when the scenario began (with the monotonic clock); zero while waiting.
+	Started time.Time `json:"-"`
 }
 
 // Progress returns a snapshot of every scenario, in plan order.
@@ -38,7 +40,8 @@ func (r *Run) Progress() []ScenarioProgress {
 			Total: s.plan.Duration.D(),
 		}
 		if s.started.Load() != 0 {
-			p.State, p.Elapsed, p.Progress = "running", s.elapsed(), s.progress()
+			// startAt is written before started is stored, so it is safe to read now.
+			p.State, p.Elapsed, p.Progress, p.Started = "running", s.elapsed(), s.progress(), s.startAt
 		}
 		if s.finished.Load() {
 			p.State, p.Progress = "done", 1

@@ -92,16 +92,40 @@ type Result struct {
 	// Interrupted: the run ended before its plan did (Stop, a cancelled context, an
 	// abort).
 	Interrupted bool
-	// AbortReason is set when test.abort() or an abortOnFail threshold stopped the run.
+	// AbortReason is set when test.abort() or an abortOnFail threshold stopped the run;
+	// AbortCode is then ExitAborted or ExitThresholdsFailed.
 	AbortReason string
+	AbortCode   ExitCode
 	// Failed is set by test.fail(); FailReason is its message.
 	Failed     bool
 	FailReason string
 	// Err is an exception in VU init, setup or teardown (an *ExitError).
 	Err error
-	// ExitCode is the engine's suggestion; the CLI still applies the final threshold
-	// verdict (99) and handleSummary errors (107).
+	// ExitCode is the engine's verdict, ExitCodeFor(res, true, nil): the run's end still
+	// applies the final threshold verdict (99) and handleSummary errors (107).
 	ExitCode ExitCode
+}
+
+// ExitCodeFor is the process exit code of a finished run: the one place that decides
+// its precedence (docs/cli.md). Exceptions first, then an abort (test.abort, or an
+// abortOnFail threshold), then a stop (Ctrl-C), then failed thresholds, then test.fail(),
+// then a failing handleSummary.
+func ExitCodeFor(res Result, thresholdsPassed bool, summaryErr error) ExitCode {
+	switch {
+	case res.Err != nil:
+		return ExitCodeOf(res.Err)
+	case res.AbortCode != 0:
+		return res.AbortCode
+	case res.Interrupted:
+		return ExitInterrupted
+	case !thresholdsPassed:
+		return ExitThresholdsFailed
+	case res.Failed:
+		return ExitFailed
+	case summaryErr != nil:
+		return ExitScriptException
+	}
+	return ExitOK
 }
 
 // Run executes the test. Cancelling ctx is a hard stop: running iterations are
@@ -255,19 +279,9 @@ func (r *Run) result(parent context.Context, err error) Result {
 		res.IterationsDropped += s.dropped.Load()
 	}
 	r.mu.Lock()
-	code := r.abortCode
-	res.AbortReason, res.Failed, res.FailReason = r.abortReason, r.failed, r.failReason
+	res.AbortCode, res.AbortReason, res.Failed, res.FailReason = r.abortCode, r.abortReason, r.failed, r.failReason
 	r.mu.Unlock()
-	res.Interrupted = parent.Err() != nil || r.isStopped() || code != 0
-	switch {
-	case err != nil:
-		res.ExitCode = ExitCodeOf(err)
-	case code != 0:
-		res.ExitCode = code
-	case res.Interrupted:
-		res.ExitCode = ExitInterrupted
-	case res.Failed:
-		res.ExitCode = ExitFailed
-	}
+	res.Interrupted = parent.Err() != nil || r.isStopped() || res.AbortCode != 0
+	res.ExitCode = ExitCodeFor(res, true, nil)
 	return res
 }

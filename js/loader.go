@@ -31,8 +31,27 @@ func compile(path string) (*compiled, error) {
 	if _, err := os.Stat(abs); err != nil {
 		return nil, &ScriptError{File: path, Msg: fmt.Sprintf("cannot read script: %v", err)}
 	}
+	return build(path, abs, []string{abs}, nil)
+}
+
+// compileSource is compile for a script held in memory, named name (a path in the
+// working directory, against which its relative imports and open() resolve).
+func compileSource(name string, src []byte) (*compiled, error) {
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return nil, err
+	}
+	return build(name, abs, nil, &api.StdinOptions{
+		Contents: string(src), ResolveDir: filepath.Dir(abs), Sourcefile: name, Loader: api.LoaderJS,
+	})
+}
+
+// build bundles the entry at abs, read from its file (entry) or given (stdin), and
+// compiles the bundle.
+func build(path, abs string, entry []string, stdin *api.StdinOptions) (*compiled, error) {
 	res := api.Build(api.BuildOptions{
-		EntryPoints:   []string{abs},
+		EntryPoints:   entry,
+		Stdin:         stdin,
 		Bundle:        true,
 		Write:         false,
 		Format:        api.FormatCommonJS,

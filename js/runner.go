@@ -89,6 +89,20 @@ func Load(path string, opts ...Option) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	return loadCompiled(code, opts)
+}
+
+// LoadSource is Load for a script held in memory (omnik bench's); name places it in the
+// working directory for messages, relative imports and open().
+func LoadSource(name string, src []byte, opts ...Option) (*Runner, error) {
+	code, err := compileSource(name, src)
+	if err != nil {
+		return nil, err
+	}
+	return loadCompiled(code, opts)
+}
+
+func loadCompiled(code *compiled, opts []Option) (*Runner, error) {
 	r := &Runner{code: code, files: newFileCache(), shared: newSharedStore()}
 	r.cfg = config{
 		modules:    builtinModules(),

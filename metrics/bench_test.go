@@ -58,7 +58,7 @@ func BenchmarkTrend10M(b *testing.B) {
 		t := NewTrendSink(DefaultTrendBudget)
 		var at1M uint64
 		for i := range 10_000_000 {
-			t.add(float64(i%100_000) * 0.37)
+			t.AddValue(float64(i%100_000) * 0.37)
 			if i == 1_000_000 {
 				at1M = liveHeap()
 			}
@@ -91,7 +91,7 @@ func BenchmarkSummary100Metrics(b *testing.B) {
 			n = 200_000
 		}
 		for j := range n {
-			s.add(float64((j*7919)%n) / 10)
+			s.AddValue(float64((j*7919)%n) / 10)
 		}
 		sinks[m.Name] = s
 	}
@@ -103,7 +103,7 @@ func BenchmarkSummary100Metrics(b *testing.B) {
 		}
 		snap := NewSnapshot(time.Minute, cl)
 		snap.Metrics = metrics
-		NewSummary(snap, Evaluation{}, time.Minute, SummaryOptions{})
+		NewSummary(snap, Evaluation{}, SummaryOptions{})
 	}
 }
 
@@ -114,7 +114,7 @@ func TestTrendMemoryPlateaus(t *testing.T) {
 	s := NewTrendSink(DefaultTrendBudget)
 	var at1M uint64
 	for i := range 3_000_000 {
-		s.add(float64(i) * 0.01)
+		s.AddValue(float64(i) * 0.01)
 		if i == 1_000_000 {
 			at1M = liveHeap()
 		}

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -11,21 +12,31 @@ import (
 	"sync/atomic"
 )
 
-// Output receives every sample batch (and, from modules, per-request records) and writes
-// them somewhere. AddSamples and AddRecord never block: an output that cannot keep up
-// drops and counts what it could not take, and Stop reports the loss.
+// Output receives every sample batch and every entry of the run (request records from
+// modules, the run's header and end) and writes them somewhere. AddSamples and AddEntry
+// never block: an output that cannot keep up drops and counts what it could not take,
+// and Stop reports the loss.
 type Output interface {
 	// Description names the output as the user wrote it: "json=results.ndjson".
 	Description() string
 	Start() error
 	// AddSamples takes ownership of the slice: callers must not change it afterwards.
-	AddSamples(samples []Sample)
-	// AddRecord writes one per-request record; it must be JSON-serialisable.
-	AddRecord(record any)
+	// derived marks samples computed from records the output also receives as entries:
+	// an output that writes the records skips them, since a reader derives them again.
+	AddSamples(samples []Sample, derived bool)
+	// AddEntry writes one entry; its data must be JSON-serialisable.
+	AddEntry(e Entry)
 	// Stop flushes and closes. Its error names the output and the points it lost.
 	Stop() error
-	// Lost is the number of points and records dropped or not written so far.
+	// Lost is the number of points and entries dropped or not written so far.
 	Lost() int64
+}
+
+// Entry is one line of a result file other than a metric point: a request record
+// ("Record"), the run's header ("Run") or its end ("End").
+type Entry struct {
+	Type string
+	Data any
 }
 
 // OutputOption configures an output.
@@ -35,7 +46,8 @@ type OutputOption func(*asyncOutput)
 func OutputBuffer(n int) OutputOption { return func(o *asyncOutput) { o.ch = make(chan item, n) } }
 
 // NewOutput builds an output from a --out spec: "json=FILE" (NDJSON) or "csv=FILE".
-// FILE "-" is stdout. The file is created by Start.
+// FILE "-" is stdout; a FILE ending in ".gz" is gzip-compressed. The file is created by
+// Start.
 func NewOutput(spec string, opts ...OutputOption) (Output, error) {
 	name, path, _ := strings.Cut(spec, "=")
 	var enc encoder
@@ -51,11 +63,28 @@ func NewOutput(spec string, opts ...OutputOption) (Output, error) {
 		return nil, fmt.Errorf("--out %q: missing file name (%s=FILE)", spec, name)
 	}
 	open := func() (io.WriteCloser, error) { return os.Create(path) }
-	if path == "-" {
+	switch {
+	case path == "-":
 		open = func() (io.WriteCloser, error) { return nopCloser{os.Stdout}, nil }
+	case strings.HasSuffix(path, ".gz"):
+		open = func() (io.WriteCloser, error) {
+			f, err := os.Create(path)
+			if err != nil {
+				return nil, err
+			}
+			return &gzipFile{gzip.NewWriter(f), f}, nil
+		}
 	}
 	return newAsyncOutput(spec, enc, open, opts), nil
 }
+
+// gzipFile closes the gzip stream, then the file under it.
+type gzipFile struct {
+	*gzip.Writer
+	f *os.File
+}
+
+func (g *gzipFile) Close() error { return errors.Join(g.Writer.Close(), g.f.Close()) }
 
 // NewJSONOutput writes NDJSON to w (which it does not close); desc names it in reports.
 func NewJSONOutput(w io.Writer, desc string, opts ...OutputOption) Output {
@@ -79,17 +108,29 @@ func writerOpener(w io.Writer) func() (io.WriteCloser, error) {
 type encoder interface {
 	header(buf *bytes.Buffer)
 	samples(buf *bytes.Buffer, s []Sample)
-	record(buf *bytes.Buffer, r any) error
+	entry(buf *bytes.Buffer, e Entry) error
+	// writes says which items the format writes; the others are left out, not lost.
+	writes(k itemKind) bool
 }
 
+// itemKind sorts what an output is given: points the run measured, points derived from
+// records, and entries.
+type itemKind int
+
+const (
+	pointItems itemKind = iota
+	derivedItems
+	entryItems
+)
+
 type item struct {
-	samples  []Sample
-	record   any
-	isRecord bool
+	samples []Sample
+	entry   Entry
+	isEntry bool
 }
 
 func (it item) points() int64 {
-	if it.isRecord {
+	if it.isEntry {
 		return 1
 	}
 	return int64(len(it.samples))
@@ -141,13 +182,21 @@ func (o *asyncOutput) Start() error {
 	return nil
 }
 
-func (o *asyncOutput) AddSamples(s []Sample) {
-	if len(s) > 0 {
+func (o *asyncOutput) AddSamples(s []Sample, derived bool) {
+	kind := pointItems
+	if derived {
+		kind = derivedItems
+	}
+	if len(s) > 0 && o.enc.writes(kind) {
 		o.enqueue(item{samples: s})
 	}
 }
 
-func (o *asyncOutput) AddRecord(r any) { o.enqueue(item{record: r, isRecord: true}) }
+func (o *asyncOutput) AddEntry(e Entry) {
+	if o.enc.writes(entryItems) {
+		o.enqueue(item{entry: e, isEntry: true})
+	}
+}
 
 func (o *asyncOutput) enqueue(it item) {
 	o.mu.RLock()
@@ -180,9 +229,9 @@ func (o *asyncOutput) write(it item) {
 		o.lost.Add(it.points())
 		return
 	}
-	if !it.isRecord {
+	if !it.isEntry {
 		o.enc.samples(&o.buf, it.samples)
-	} else if err := o.enc.record(&o.buf, it.record); err != nil {
+	} else if err := o.enc.entry(&o.buf, it.entry); err != nil {
 		if o.encErr == nil {
 			o.encErr = err
 		}
@@ -267,16 +316,16 @@ func (outs Outputs) Start() error {
 }
 
 // AddSamples implements Output.
-func (outs Outputs) AddSamples(s []Sample) {
+func (outs Outputs) AddSamples(s []Sample, derived bool) {
 	for _, o := range outs {
-		o.AddSamples(s)
+		o.AddSamples(s, derived)
 	}
 }
 
-// AddRecord implements Output.
-func (outs Outputs) AddRecord(r any) {
+// AddEntry implements Output.
+func (outs Outputs) AddEntry(e Entry) {
 	for _, o := range outs {
-		o.AddRecord(r)
+		o.AddEntry(e)
 	}
 }
 

@@ -3,7 +3,6 @@ package metrics
 import (
 	"bytes"
 	"encoding/csv"
-	"errors"
 	"net/url"
 	"strconv"
 	"time"
@@ -14,14 +13,12 @@ import (
 // url.ParseQuery reads them back). timestamp is RFC 3339 with nanoseconds.
 var csvHeader = []string{"metric_name", "timestamp", "metric_value", "tags", "metadata"}
 
-// csvEncoder writes metric points; records have no CSV form and count as lost.
+// csvEncoder writes every metric point, those derived from records included; entries
+// have no CSV form and are left out (their numbers are the derived points).
 type csvEncoder struct {
 	w   *csv.Writer
 	row []string
 }
-
-// errCSVRecord explains why the CSV output loses records.
-var errCSVRecord = errors.New("csv output cannot write per-request records (use json=FILE)")
 
 func (e *csvEncoder) header(buf *bytes.Buffer) {
 	e.w = csv.NewWriter(buf)
@@ -47,7 +44,9 @@ func (e *csvEncoder) samples(buf *bytes.Buffer, ss []Sample) {
 	e.w.Flush()
 }
 
-func (e *csvEncoder) record(*bytes.Buffer, any) error { return errCSVRecord }
+func (e *csvEncoder) writes(k itemKind) bool { return k != entryItems }
+
+func (e *csvEncoder) entry(*bytes.Buffer, Entry) error { return nil }
 
 func encodeQuery(m map[string]string) string {
 	if len(m) == 0 {

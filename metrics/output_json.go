@@ -3,6 +3,7 @@ package metrics
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
 	"time"
@@ -11,12 +12,15 @@ import (
 
 // jsonEncoder writes NDJSON, one object a line:
 //
-//	{"type":"Metric","metric":"ttft","data":{"name":"ttft","type":"trend","contains":"time"}}
-//	{"type":"Point","metric":"ttft","data":{"time":"…","value":12.5,"tags":{…},"metadata":{…}}}
+//	{"type":"Run","data":{…}}
+//	{"type":"Metric","metric":"iterations","data":{"name":"iterations","type":"counter","contains":"default"}}
+//	{"type":"Point","metric":"iterations","data":{"time":"…","value":1,"tags":{…},"metadata":{…}}}
 //	{"type":"Record","data":{…}}
+//	{"type":"End","data":{…}}
 //
-// A Metric line precedes a metric's first Point. Times are RFC 3339 with nanoseconds;
-// a non-finite value is written as null.
+// A Metric line precedes a metric's first Point. Samples derived from records are not
+// written: the Record lines carry them, and a reader derives them again. Times are
+// RFC 3339 with nanoseconds; a non-finite value is written as null. ReadResults reads it.
 type jsonEncoder struct {
 	seen map[*Metric]bool
 }
@@ -63,12 +67,16 @@ func (e *jsonEncoder) samples(buf *bytes.Buffer, ss []Sample) {
 	}
 }
 
-func (e *jsonEncoder) record(buf *bytes.Buffer, r any) error {
-	b, err := json.Marshal(r)
+func (e *jsonEncoder) writes(k itemKind) bool { return k != derivedItems }
+
+func (e *jsonEncoder) entry(buf *bytes.Buffer, en Entry) error {
+	b, err := json.Marshal(en.Data)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s entry: %w", en.Type, err)
 	}
-	buf.WriteString(`{"type":"Record","data":`)
+	buf.WriteString(`{"type":`)
+	writeJSONString(buf, en.Type)
+	buf.WriteString(`,"data":`)
 	buf.Write(b)
 	buf.WriteString("}\n")
 	return nil

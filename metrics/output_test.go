@@ -1,14 +1,15 @@
 package metrics
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,63 +41,68 @@ func outputSamples() []Sample {
 	}
 }
 
+// collected is a ResultHandler that keeps everything.
+type collected struct {
+	samples []Sample
+	entries []string // type:data
+}
+
+func (c *collected) Samples(b []Sample) { c.samples = append(c.samples, b...) }
+func (c *collected) Entry(typ string, data json.RawMessage) error {
+	c.entries = append(c.entries, typ+":"+string(data))
+	return nil
+}
+
+// What the json output writes, ReadResults reads back: every point the run measured with
+// its metric, time, tags and metadata, and every entry in order; derived points are left
+// to the records. Plain and gzip files alike.
 func TestJSONOutputRoundTrip(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "out.ndjson")
-	out, err := NewOutput("json=" + path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Start(); err != nil {
-		t.Fatal(err)
-	}
-	in := outputSamples()
-	out.AddSamples(in[:2])
-	out.AddSamples(in[2:])
-	out.AddRecord(map[string]any{"status": 200, "ttft_ms": 12.5})
-	if err := out.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	type line struct {
-		Type   string          `json:"type"`
-		Metric string          `json:"metric"`
-		Data   json.RawMessage `json:"data"`
-	}
-	var types []string
-	var points []Sample
-	sc := bufio.NewScanner(bytes.NewReader(f))
-	for sc.Scan() {
-		var l line
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatalf("line %q: %v", sc.Text(), err)
-		}
-		types = append(types, l.Type+":"+l.Metric)
-		if l.Type == "Point" {
-			var p struct {
-				Time     time.Time         `json:"time"`
-				Value    float64           `json:"value"`
-				Tags     map[string]string `json:"tags"`
-				Metadata map[string]string `json:"metadata"`
-			}
-			if err := json.Unmarshal(l.Data, &p); err != nil {
+	for _, name := range []string{"out.ndjson", "out.ndjson.gz"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), name)
+			out, err := NewOutput("json=" + path)
+			if err != nil {
 				t.Fatal(err)
 			}
-			points = append(points, Sample{Tags: NewTagSet(p.Tags), Time: p.Time, Value: p.Value, Metadata: p.Metadata})
-		}
-	}
-	want := "Metric:ttft Point:ttft Metric:iterations Point:iterations Point:ttft Record:"
-	if got := strings.Join(types, " "); got != want {
-		t.Errorf("lines %s, want %s", got, want)
-	}
-	for i, p := range points {
-		w := in[i]
-		if !p.Time.Equal(w.Time) || p.Value != w.Value || p.Tags.Key() != w.Tags.Key() || len(p.Metadata) != len(w.Metadata) {
-			t.Errorf("point %d = %+v, want %+v", i, p, w)
-		}
+			if err := out.Start(); err != nil {
+				t.Fatal(err)
+			}
+			in := outputSamples()
+			out.AddEntry(Entry{Type: "Run", Data: map[string]int{"n": 1}})
+			out.AddSamples(in[:2], false)
+			out.AddSamples([]Sample{{Metric: in[0].Metric, Value: 99}}, true)
+			out.AddSamples(in[2:], false)
+			out.AddEntry(Entry{Type: "Record", Data: map[string]any{"status": 200}})
+			if err := out.Stop(); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			reg := NewRegistry()
+			var got collected
+			stats, err := ReadResults(f, reg, &got)
+			if err != nil || stats.Bad != 0 || stats.Truncated {
+				t.Fatalf("ReadResults: %v, %+v", err, stats)
+			}
+			if want := []string{`Run:{"n":1}`, `Record:{"status":200}`}; !slices.Equal(got.entries, want) {
+				t.Errorf("entries %q, want %q", got.entries, want)
+			}
+			if len(got.samples) != len(in) {
+				t.Fatalf("%d points read back, want %d (no derived one)", len(got.samples), len(in))
+			}
+			for i, p := range got.samples {
+				w := in[i]
+				if p.Metric != reg.Get(w.Metric.Name) || *p.Metric != *w.Metric || !p.Time.Equal(w.Time) || p.Value != w.Value ||
+					p.Tags.Key() != w.Tags.Key() || !maps.Equal(p.Metadata, w.Metadata) {
+					t.Errorf("point %d = %+v, want %+v", i, p, w)
+				}
+			}
+		})
 	}
 }
 
@@ -108,11 +114,12 @@ func TestCSVOutputRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := outputSamples()
-	out.AddSamples(in)
-	out.AddRecord("a record")
-	err := out.Stop()
-	if err == nil || !strings.Contains(err.Error(), "output csv=test lost 1 points: csv output cannot write per-request records") {
-		t.Errorf("Stop() = %v, want the lost record reported", err)
+	out.AddSamples(in[:1], false)
+	// CSV has no record rows: the points derived from records stand for them.
+	out.AddEntry(Entry{Type: "Record", Data: "a record"})
+	out.AddSamples(in[1:], true)
+	if err := out.Stop(); err != nil || out.Lost() != 0 {
+		t.Errorf("Stop() = %v, lost %d; want nothing lost", err, out.Lost())
 	}
 	rows, err := csv.NewReader(&buf).ReadAll()
 	if err != nil {
@@ -144,7 +151,7 @@ func TestOutputWriteFailureIsReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 10 {
-		out.AddSamples(outputSamples())
+		out.AddSamples(outputSamples(), false)
 	}
 	err := out.Stop()
 	if err == nil || !strings.Contains(err.Error(), "output json=x.ndjson lost 30 points: disk full") {
@@ -165,7 +172,7 @@ func TestSlowOutputDropsWithoutBlocking(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		for range 100 {
-			out.AddSamples(outputSamples())
+			out.AddSamples(outputSamples(), false)
 		}
 		close(done)
 	}()
@@ -199,7 +206,7 @@ func TestStopFlushesEverything(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 250 {
-				outs.AddSamples(outputSamples())
+				outs.AddSamples(outputSamples(), false)
 			}
 		}()
 	}
@@ -210,7 +217,7 @@ func TestStopFlushesEverything(t *testing.T) {
 	if n := strings.Count(buf.String(), `"type":"Point"`); n != 3000 || outs.Lost() != 0 {
 		t.Errorf("%d points written, %d lost; want 3000, 0", n, outs.Lost())
 	}
-	outs.AddSamples(outputSamples())
+	outs.AddSamples(outputSamples(), false)
 	if outs.Lost() != 3 {
 		t.Errorf("samples after Stop: lost %d, want 3", outs.Lost())
 	}

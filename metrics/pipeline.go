@@ -76,8 +76,9 @@ func WithOutputs(outs ...Output) PipelineOption {
 func WithClock(now func() time.Time) PipelineOption { return func(c *pipelineConfig) { c.now = now } }
 
 type message struct {
-	batch []Sample
-	snap  chan *Snapshot
+	batch   []Sample
+	derived bool // computed from records (CollectDerived)
+	snap    chan *Snapshot
 	// only limits a snapshot to these metric and sub-metric names; nil copies all.
 	only map[string]bool
 }
@@ -147,8 +148,14 @@ func (p *Pipeline) Start() {
 
 // Collect implements Collector. The pipeline keeps the slice: callers must not change
 // it afterwards. Collect blocks only when the fold goroutine is a full buffer behind;
-// after Stop, samples are dropped and counted.
-func (p *Pipeline) Collect(batch []Sample) {
+// after Stop, samples are dropped and counted (Late).
+func (p *Pipeline) Collect(batch []Sample) { p.send(batch, false) }
+
+// CollectDerived is Collect for samples computed from request records: they are folded
+// alike, and outputs that write the records themselves leave them out.
+func (p *Pipeline) CollectDerived(batch []Sample) { p.send(batch, true) }
+
+func (p *Pipeline) send(batch []Sample, derived bool) {
 	if len(batch) == 0 {
 		return
 	}
@@ -158,7 +165,7 @@ func (p *Pipeline) Collect(batch []Sample) {
 		p.late.Add(int64(len(batch)))
 		return
 	}
-	p.in <- message{batch: batch}
+	p.in <- message{batch: batch, derived: derived}
 	p.mu.RUnlock()
 }
 
@@ -217,7 +224,7 @@ func (p *Pipeline) fold() {
 		}
 		p.foldBatch(msg.batch)
 		for _, o := range p.cfg.outputs {
-			o.AddSamples(msg.batch)
+			o.AddSamples(msg.batch, msg.derived)
 		}
 	}
 	p.final = p.snapshot(nil)

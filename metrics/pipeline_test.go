@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -105,29 +106,41 @@ func TestPipelineDropsInvalidSamplesAndTracksChecksAndGroups(t *testing.T) {
 	}
 }
 
+// Outputs get every batch, marked when it was derived from records, and the sinks fold
+// both kinds alike.
 func TestPipelineForwardsToOutputs(t *testing.T) {
 	t.Parallel()
-	var got []Sample
+	var got []bool
 	var mu sync.Mutex
-	out := &recordingOutput{add: func(s []Sample) { mu.Lock(); got = append(got, s...); mu.Unlock() }}
+	out := &recordingOutput{add: func(s []Sample, derived bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		for range s {
+			got = append(got, derived)
+		}
+	}}
 	p := NewPipeline(WithOutputs(out))
 	p.Start()
 	m := testRegistry().Get("ttft")
 	p.Collect([]Sample{{Metric: m, Value: 1}, {Metric: m, Value: 2}})
-	p.Stop()
-	if len(got) != 2 {
-		t.Errorf("output got %d samples, want 2", len(got))
+	p.CollectDerived([]Sample{{Metric: m, Value: 3}})
+	snap := p.Stop()
+	if !slices.Equal(got, []bool{false, false, true}) {
+		t.Errorf("output got derived flags %v, want [false false true]", got)
+	}
+	if n := snap.Sink("ttft").Count(); n != 3 {
+		t.Errorf("ttft folded %d samples, want 3", n)
 	}
 }
 
-type recordingOutput struct{ add func([]Sample) }
+type recordingOutput struct{ add func([]Sample, bool) }
 
-func (o *recordingOutput) Description() string   { return "recording" }
-func (o *recordingOutput) Start() error          { return nil }
-func (o *recordingOutput) AddSamples(s []Sample) { o.add(s) }
-func (o *recordingOutput) AddRecord(any)         {}
-func (o *recordingOutput) Stop() error           { return nil }
-func (o *recordingOutput) Lost() int64           { return 0 }
+func (o *recordingOutput) Description() string                 { return "recording" }
+func (o *recordingOutput) Start() error                        { return nil }
+func (o *recordingOutput) AddSamples(s []Sample, derived bool) { o.add(s, derived) }
+func (o *recordingOutput) AddEntry(Entry)                      {}
+func (o *recordingOutput) Stop() error                         { return nil }
+func (o *recordingOutput) Lost() int64                         { return 0 }
 
 // SnapshotOf copies only the named sinks; thresholds read the same values from it as
 // from a full snapshot.

@@ -142,8 +142,8 @@ func TestTrendSwitchesToHDRWithinErrorBound(t *testing.T) {
 	for range n {
 		// Latency-like: lognormal around 100 ms, a few negatives to cover the second histogram.
 		v := math.Exp(r.NormFloat64()+4.6) * (1 - 2*float64(r.IntN(50)/49))
-		exact.add(v)
-		approx.add(v)
+		exact.AddValue(v)
+		approx.AddValue(v)
 	}
 	if exact.Approximate() || exact.ErrorBound() != 0 {
 		t.Fatal("sink within budget is approximate")
@@ -205,5 +205,45 @@ func TestParseStat(t *testing.T) {
 	}
 	if _, err := ParseTrendStats([]string{"avg", "rate"}); err == nil {
 		t.Error("ParseTrendStats accepted rate")
+	}
+}
+
+// Exact Trend percentiles are numpy's default "linear" method, edge cases included: the
+// omni report prints them in vllm bench serve's rows, so the last digit must agree.
+func TestTrendPercentileIsNumpyLinear(t *testing.T) {
+	t.Parallel()
+	hundredOne := make([]float64, 101)
+	for i := range hundredOne {
+		hundredOne[(i*37)%101] = float64(i * 10) // 0, 10, …, 1000, shuffled
+	}
+	tests := []struct {
+		name string
+		xs   []float64
+		p    float64
+		want float64
+	}{
+		{"one sample p0", []float64{5}, 0, 5},
+		{"one sample p99", []float64{5}, 99, 5},
+		{"one sample p100", []float64{5}, 100, 5},
+		{"two samples p0", []float64{3, 1}, 0, 1},
+		{"two samples p25", []float64{3, 1}, 25, 1.5},
+		{"two samples p50", []float64{3, 1}, 50, 2},
+		{"two samples p99", []float64{3, 1}, 99, 2.98},
+		{"two samples p100", []float64{3, 1}, 100, 3},
+		{"101 samples p50", hundredOne, 50, 500},
+		{"101 samples p99", hundredOne, 99, 990},
+		{"101 samples p99.5", hundredOne, 99.5, 995},
+		{"101 samples p99.9", hundredOne, 99.9, 999},
+		{"101 samples p0.1", hundredOne, 0.1, 1},
+	}
+	for _, tt := range tests {
+		s := NewTrendSink(0)
+		for _, x := range tt.xs {
+			s.AddValue(x)
+		}
+		got, _ := s.Value(Percentile(tt.p), 0)
+		if math.Abs(got-tt.want) > 1e-9*math.Max(1, tt.want) {
+			t.Errorf("%s: P%v = %v, want %v", tt.name, tt.p, got, tt.want)
+		}
 	}
 }

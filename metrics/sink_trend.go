@@ -33,9 +33,11 @@ func NewTrendSink(budget int) *TrendSink {
 }
 
 // Add implements Sink.
-func (t *TrendSink) Add(s Sample) { t.add(s.Value) }
+func (t *TrendSink) Add(s Sample) { t.AddValue(s.Value) }
 
-func (t *TrendSink) add(v float64) {
+// AddValue adds one value: views that keep their own distributions (the omni report)
+// use the same sink, so they compute every statistic the way thresholds do.
+func (t *TrendSink) AddValue(v float64) {
 	if t.n == 0 || v < t.min {
 		t.min = v
 	}
@@ -127,12 +129,6 @@ func (t *TrendSink) Count() int64 { return t.n }
 
 // Approximate reports whether percentiles come from the HDR histogram.
 func (t *TrendSink) Approximate() bool { return t.hist != nil }
-
-// Values returns every value added, in no particular order, while the sink is exact; ok is
-// false once it is approximate. The slice is the sink's own: read it before the next Add
-// and do not modify it. Callers that need a statistic computed their own way (the omni
-// report reproduces numpy's operation order) start from it.
-func (t *TrendSink) Values() (values []float64, ok bool) { return t.values, t.hist == nil }
 
 // ErrorBound is the largest relative error of a percentile: 0 while exact, else
 // HDRRelativeError (plus HDRAbsoluteError for values near zero).

@@ -83,8 +83,10 @@ type MetricSummary struct {
 }
 
 // NewSummary builds the summary of a finished (or interrupted) run from its final
-// snapshot, the final threshold evaluation and the run duration.
-func NewSummary(snap *Snapshot, ev Evaluation, d time.Duration, opts SummaryOptions, sections ...Section) *Summary {
+// snapshot and the threshold evaluation of that snapshot. The snapshot's Elapsed is the
+// run duration: counter rates divide by it, as the thresholds did.
+func NewSummary(snap *Snapshot, ev Evaluation, opts SummaryOptions, sections ...Section) *Summary {
+	d := snap.Elapsed
 	if len(opts.TrendStats) == 0 {
 		opts.TrendStats = DefaultTrendStats()
 	}

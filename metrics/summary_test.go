@@ -82,7 +82,7 @@ func testSummary(t *testing.T, opts SummaryOptions) *Summary {
 	p.Collect(batch)
 	now = t0.Add(2 * time.Second)
 	snap := p.Stop()
-	return NewSummary(snap, EvaluateThresholds(ths, snap), 2*time.Second, opts, fakeSection{})
+	return NewSummary(snap, EvaluateThresholds(ths, snap), opts, fakeSection{})
 }
 
 func TestSummaryTextGolden(t *testing.T) {

@@ -13,9 +13,9 @@ type ThresholdResult struct {
 // Evaluation is the verdict of every threshold on one snapshot.
 type Evaluation struct {
 	Results []ThresholdResult
-	// Abort is set when an abortOnFail threshold failed and the run is at least its
-	// delayAbortEval old: the engine should stop the run now.
-	Abort bool
+	// Abort is the first abortOnFail threshold that failed once the run was at least its
+	// delayAbortEval old: the engine should stop the run now. nil otherwise.
+	Abort *ThresholdResult
 }
 
 // Passed reports whether every threshold passed.
@@ -48,10 +48,13 @@ func EvaluateThresholds(ths []*Threshold, snap *Snapshot) Evaluation {
 		if v, ok := observe(th, snap); ok {
 			r.NoData, r.Observed, r.OK = false, v, th.Op.holds(v, th.Value)
 		}
-		if !r.OK && th.AbortOnFail && snap.Elapsed >= th.DelayAbortEval {
-			ev.Abort = true
-		}
 		ev.Results = append(ev.Results, r)
+	}
+	for i, r := range ev.Results {
+		if th := r.Threshold; !r.OK && th.AbortOnFail && snap.Elapsed >= th.DelayAbortEval {
+			ev.Abort = &ev.Results[i]
+			break
+		}
 	}
 	return ev
 }

@@ -166,14 +166,14 @@ func TestEvaluateThresholds(t *testing.T) {
 			t.Errorf("%s: got %+v, want %+v", r.Threshold, got, want[i])
 		}
 	}
-	if ev.Passed() || len(ev.Failed()) != 2 || ev.Abort {
+	if ev.Passed() || len(ev.Failed()) != 2 || ev.Abort != nil {
 		t.Errorf("passed=%v failed=%d abort=%v; want false, 2, false (abort delayed to 10s)", ev.Passed(), len(ev.Failed()), ev.Abort)
 	}
-	if !EvaluateThresholds(ths, snapWith(10*time.Second, sinks)).Abort {
+	if ab := EvaluateThresholds(ths, snapWith(10*time.Second, sinks)).Abort; ab == nil || ab.Threshold.Metric.Name != "ttft" {
 		t.Error("no abort once delayAbortEval has passed")
 	}
 	sinks["requests_failed"] = add(NewSink(Rate), 1, 1, 1)
-	if !EvaluateThresholds(ths, snapWith(time.Second, sinks)).Abort {
+	if EvaluateThresholds(ths, snapWith(time.Second, sinks)).Abort == nil {
 		t.Error("no abort for an abortOnFail threshold without delay")
 	}
 }

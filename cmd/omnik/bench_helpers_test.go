@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,9 +15,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
+	"github.com/omnik-dev/omnik/metrics"
 	"github.com/omnik-dev/omnik/mock"
+	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
 // benchTestdata is cmd/omnik/testdata/bench, absolute.
@@ -92,51 +94,38 @@ func (s *benchServer) posts() []seenRequest {
 	return append([]seenRequest(nil), s.seen...)
 }
 
-// benchRecord is the part of an --out json Record line these tests read.
-type benchRecord struct {
-	OK            bool      `json:"ok"`
-	Endpoint      string    `json:"endpoint"`
-	IntendedStart time.Time `json:"intended_start"`
-	Start         time.Time `json:"start"`
-	Usage         struct {
-		Prompt     int `json:"prompt_tokens"`
-		Completion int `json:"completion_tokens"`
-	} `json:"usage"`
-	Images struct {
-		Count int `json:"count"`
-	} `json:"images"`
-	Error *struct {
-		Kind    string `json:"kind"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
-// readRecords reads the Record lines of an --out json file.
-func readRecords(t *testing.T, path string) []benchRecord {
+// readRecords decodes the Record lines of an --out json file with the typed decoder
+// omnik report uses.
+func readRecords(t *testing.T, path string) []*record.Record {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []benchRecord
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var l struct {
-			Type string          `json:"type"`
-			Data json.RawMessage `json:"data"`
-		}
-		if err := json.Unmarshal([]byte(line), &l); err != nil {
-			t.Fatalf("%s: bad line %q: %v", path, line, err)
-		}
-		if l.Type != "Record" {
-			continue
-		}
-		var r benchRecord
-		if err := json.Unmarshal(l.Data, &r); err != nil {
-			t.Fatalf("%s: bad record %s: %v", path, l.Data, err)
-		}
-		out = append(out, r)
+	defer f.Close()
+	var h recordHandler
+	stats, err := metrics.ReadResults(f, metrics.NewRegistry(), &h)
+	if err != nil || h.err != nil || stats.Bad > 0 || stats.Truncated {
+		t.Fatalf("%s: %v %v %+v", path, err, h.err, stats)
 	}
-	return out
+	return h.records
+}
+
+// recordHandler keeps the records of a result file.
+type recordHandler struct {
+	records []*record.Record
+	err     error
+}
+
+func (h *recordHandler) Samples([]metrics.Sample) {}
+
+func (h *recordHandler) Entry(typ string, data json.RawMessage) error {
+	if typ == "Record" {
+		r, err := record.Decode(data)
+		h.err = errors.Join(h.err, err)
+		h.records = append(h.records, r)
+	}
+	return nil
 }
 
 // summaryValue is the value of a summary row, e.g. "Successful requests:".
@@ -158,22 +147,17 @@ func summaryFloat(t *testing.T, stdout, label string) float64 {
 	return v
 }
 
-// benchScript is the parsed output of `omnik bench --print-script`.
+// benchScript is the parsed output of `omnik bench --print-script`: the parameters the
+// embedded scenario reads, and its options.
 type benchScript struct {
-	text               string
-	dataset            map[string]any
-	extraBody          map[string]any
-	warmups            int
-	returnStageMetrics bool
-	omni               map[string]any
-	scenario           map[string]any
+	text     string
+	params   map[string]any
+	omni     map[string]any
+	scenario map[string]any
 }
 
 var (
-	scriptDataset = regexp.MustCompile(`(?m)^const samples = dataset\((.*)\);$`)
-	scriptExtra   = regexp.MustCompile(`(?m)^const extraBody = (.*);$`)
-	scriptWarmups = regexp.MustCompile(`(?m)^const warmups = (\d+);$`)
-	scriptStage   = regexp.MustCompile(`(?m)^const returnStageMetrics = (true|false);$`)
+	scriptParams  = regexp.MustCompile(`(?m)^const bench = (.*);$`)
 	scriptOptions = regexp.MustCompile(`(?ms)^export const options = (\{.*?^\});$`)
 )
 
@@ -192,10 +176,7 @@ func parseBenchScript(t *testing.T, text string) benchScript {
 			t.Fatalf("decoding %s: %v", src, err)
 		}
 	}
-	decode(find(scriptDataset), &s.dataset)
-	decode(find(scriptExtra), &s.extraBody)
-	s.warmups, _ = strconv.Atoi(find(scriptWarmups))
-	s.returnStageMetrics = find(scriptStage) == "true"
+	decode(find(scriptParams), &s.params)
 	var opts struct {
 		Omni      map[string]any            `json:"omni"`
 		Scenarios map[string]map[string]any `json:"scenarios"`

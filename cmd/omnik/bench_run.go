@@ -3,48 +3,38 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"time"
-
-	"github.com/omnik-dev/omnik/engine"
-	"github.com/omnik-dev/omnik/modules/omni"
-	"github.com/omnik-dev/omnik/modules/omni/report"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/omnik-dev/omnik/engine"
+	"github.com/omnik-dev/omnik/js"
+	"github.com/omnik-dev/omnik/modules/omni"
+	"github.com/omnik-dev/omnik/modules/omni/report"
+	"github.com/omnik-dev/omnik/testrun"
 	"github.com/spf13/cobra"
 )
 
-// runBench turns the flags into a scenario script and runs it exactly as `omnik run`
-// would, so bench and scripts share one engine, one set of metrics and one summary.
+// runBench runs the embedded scenario with the flags as its parameters, exactly as
+// `omnik run` would run a script, so bench and scripts share one engine, one set of
+// metrics and one summary.
 func runBench(cmd *cobra.Command, f *benchFlags, args []string) error {
 	if err := f.benchArgs(args); err != nil {
 		return err
 	}
-	p, err := f.plan(benchCommandLine(os.Args[min(2, len(os.Args)):]))
+	p, err := f.plan()
 	if err != nil {
 		return err
 	}
 	if f.printScript {
-		_, err := fmt.Fprint(cmd.OutOrStdout(), p.script)
-		return err
-	}
-	dir, err := os.MkdirTemp("", "omnik-bench-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "bench.js")
-	if err := os.WriteFile(path, []byte(p.script), 0o600); err != nil {
+		_, err := fmt.Fprint(cmd.OutOrStdout(), p.printed(benchCommandLine(os.Args[min(2, len(os.Args)):])))
 		return err
 	}
 	r := &f.run
-	// Known before the script loads, so its dataset() can calibrate against the server.
-	r.omni.baseURL, r.omni.model = p.baseURL, p.model
 	r.omni.percentileMetrics = f.percentileMetrics
 	r.omni.metricPercentiles = f.metricPercentiles
 	r.omni.noStageSummary = !f.printStage
@@ -53,8 +43,16 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string) error {
 		return invalid(err)
 	}
 	// Only --save-detailed keeps every request in memory, for its per-request arrays.
-	r.omni.bench = omni.SectionOptions{Goodput: slos, MaxConcurrency: f.maxConcurrency, RequestRate: p.rate,
+	r.omni.bench = report.SectionOptions{Goodput: slos, MaxConcurrency: f.maxConcurrency, RequestRate: p.rate,
 		Detailed: f.saveDetailed}
+	o, err := r.options(cmd)
+	if err != nil {
+		return err
+	}
+	// Known before the script loads, so its dataset() can calibrate against the server.
+	o.Omni.BaseURL, o.Omni.Model = p.baseURL, p.model
+	o.Script = testrun.Script{Name: "omnik-bench.js", Source: []byte(benchJS), Options: []byte(mustJSON(p.options)),
+		JS: []js.Option{p.module()}}
 	metadata, err := keyValues("--metadata", f.metadata)
 	if err != nil {
 		return err
@@ -65,28 +63,28 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string) error {
 				return invalid(fmt.Errorf("--result-dir: %w", err))
 			}
 		}
-		r.afterSummary = func(o *omniRun) error { return f.writeResult(o, p, metadata) }
+		o.AfterSummary = func(sec *report.Section, m *omni.Module) error { return f.writeResult(sec, m, p, metadata) }
 	}
 	// The dataset loads before the script, so a malformed file is reported as itself.
-	r.beforeLoad = func(o *omniRun) error {
+	o.BeforeLoad = func(m *omni.Module) error {
 		var spec map[string]any
-		if err := json.Unmarshal([]byte(mustJSON(p.dataset)), &spec); err != nil {
+		if err := json.Unmarshal([]byte(mustJSON(p.params.Dataset)), &spec); err != nil {
 			return err
 		}
-		return o.module.LoadDataset(spec)
+		return m.LoadDataset(spec)
 	}
-	return runTest(cmd, path, r)
+	return runTest(o)
 }
 
 // writeResult writes --save-result: vllm's keys and file name, omnik's own under "omnik".
-func (f *benchFlags) writeResult(o *omniRun, p *benchPlan, metadata map[string]string) error {
+func (f *benchFlags) writeResult(sec *report.Section, m *omni.Module, p *benchPlan, metadata map[string]string) error {
 	model := p.model
 	if model == "" {
-		model = o.module.Model()
+		model = m.Model()
 	}
 	info := report.RunInfo{Date: time.Now(), EndpointType: p.backend, Backend: p.backend, Label: f.label,
 		ModelID: model, TokenizerID: model, NumPrompts: f.numPrompts, Metadata: metadata, Burstiness: f.burstiness}
-	result, name, ok := o.module.SaveResult(info)
+	result, name, ok := sec.SaveResult(info)
 	if !ok {
 		return fmt.Errorf("--save-result: no request finished, nothing to save")
 	}
@@ -94,10 +92,25 @@ func (f *benchFlags) writeResult(o *omniRun, p *benchPlan, metadata map[string]s
 		name = f.resultFilename
 	}
 	path := filepath.Join(f.resultDir, name)
-	if err := writeFile(path, func(w io.Writer) error { return report.WriteResult(w, result) }); err != nil {
+	if err := writeResultFile(path, result); err != nil {
 		return fmt.Errorf("--save-result: %w", err)
 	}
 	return nil
+}
+
+func writeResultFile(path string, result map[string]any) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := report.WriteResult(f, result); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // benchArgs takes vllm's space-separated list forms: `--goodput ttft:500 tpot:50` and

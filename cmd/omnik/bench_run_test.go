@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/omnik-dev/omnik/modules/omni/record"
 	"math"
 	"os"
 	"path/filepath"
@@ -128,15 +129,15 @@ func TestBenchDatasets(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		args  []string
-		check func(t *testing.T, recs []benchRecord, posts []seenRequest)
+		check func(t *testing.T, recs []*record.Record, posts []seenRequest)
 	}{
-		{"random 16", []string{"--dataset-name", "random", "--random-input-len", "16"}, func(t *testing.T, recs []benchRecord, _ []seenRequest) {
+		{"random 16", []string{"--dataset-name", "random", "--random-input-len", "16"}, func(t *testing.T, recs []*record.Record, _ []seenRequest) {
 			perPrompt(t, recs, 16, 40)
 		}},
-		{"random 128", []string{"--dataset-name", "random", "--random-input-len", "128"}, func(t *testing.T, recs []benchRecord, _ []seenRequest) {
+		{"random 128", []string{"--dataset-name", "random", "--random-input-len", "128"}, func(t *testing.T, recs []*record.Record, _ []seenRequest) {
 			perPrompt(t, recs, 128, 210)
 		}},
-		{"sharegpt", []string{"--dataset-name", "sharegpt", "--dataset-path", benchTestdata(t, "sharegpt.json")}, func(t *testing.T, _ []benchRecord, posts []seenRequest) {
+		{"sharegpt", []string{"--dataset-name", "sharegpt", "--dataset-path", benchTestdata(t, "sharegpt.json")}, func(t *testing.T, _ []*record.Record, posts []seenRequest) {
 			// The three human turns of the file, each sent once, with their reply's length.
 			var got []string
 			for _, p := range posts {
@@ -150,7 +151,7 @@ func TestBenchDatasets(t *testing.T) {
 				t.Errorf("prompts %q, want %q", got, want)
 			}
 		}},
-		{"custom with images", []string{"--dataset-name", "custom", "--dataset-path", benchTestdata(t, "custom.jsonl")}, func(t *testing.T, recs []benchRecord, posts []seenRequest) {
+		{"custom with images", []string{"--dataset-name", "custom", "--dataset-path", benchTestdata(t, "custom.jsonl")}, func(t *testing.T, recs []*record.Record, posts []seenRequest) {
 			var images int
 			maxTokens := map[float64]int{}
 			for _, p := range posts {
@@ -165,7 +166,7 @@ func TestBenchDatasets(t *testing.T) {
 				t.Errorf("max_tokens %v, want output_tokens of each line %v", maxTokens, want)
 			}
 		}},
-		{"random-mm", []string{"--dataset-name", "random-mm"}, func(t *testing.T, _ []benchRecord, posts []seenRequest) {
+		{"random-mm", []string{"--dataset-name", "random-mm"}, func(t *testing.T, _ []*record.Record, posts []seenRequest) {
 			for _, p := range posts {
 				if !strings.Contains(string(p.body), `"type":"image_url"`) {
 					t.Errorf("a random-mm request has no image: %.300s", p.body)
@@ -185,8 +186,8 @@ func TestBenchDatasets(t *testing.T) {
 			}
 			var input int
 			for _, rec := range recs {
-				if !rec.OK {
-					t.Errorf("a request failed: %+v", rec.Error)
+				if !rec.OK() {
+					t.Errorf("a request failed: %+v", rec.Err)
 				}
 				input += rec.Usage.Prompt
 			}
@@ -199,7 +200,7 @@ func TestBenchDatasets(t *testing.T) {
 }
 
 // perPrompt checks the server's prompt tokens of every record.
-func perPrompt(t *testing.T, recs []benchRecord, lo, hi int) {
+func perPrompt(t *testing.T, recs []*record.Record, lo, hi int) {
 	t.Helper()
 	for _, rec := range recs {
 		if rec.Usage.Prompt < lo || rec.Usage.Prompt > hi {
@@ -470,8 +471,8 @@ func TestBenchPrintScriptRunsTheSame(t *testing.T) {
 	collect := func(out string) lens {
 		var l lens
 		for _, rec := range readRecords(t, filepath.Join(dir, out)) {
-			if !rec.OK {
-				t.Errorf("%s: a request failed: %+v", out, rec.Error)
+			if !rec.OK() {
+				t.Errorf("%s: a request failed: %+v", out, rec.Err)
 			}
 			l.prompt = append(l.prompt, rec.Usage.Prompt)
 			l.output = append(l.output, rec.Usage.Completion)
@@ -548,5 +549,24 @@ export default async function () {
 	}
 	if n := srv.tokenizes.Load(); n != 2 {
 		t.Errorf("/tokenize called %d times, want 2 (one calibration: two probes)", n)
+	}
+}
+
+// --extra-body reaches every request; --ignore-eos wins over it, on chat only.
+func TestBenchExtraBodyAndIgnoreEOSOnTheWire(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		endpoint string
+		eos      any // want ignore_eos in the body; nil: absent
+	}{{"/v1/chat/completions", true}, {"/v1/audio/speech", false}} {
+		srv := startBenchServer(t)
+		r := runOmnik(t, t.TempDir(), nil, benchArgs(srv, "--num-prompts", "2", "--endpoint", tc.endpoint, "--ignore-eos",
+			"--extra-body", `{"ignore_eos":false,"top_k":5}`)...)
+		expect{code: 0}.check(t, r)
+		for _, p := range srv.posts() {
+			if body := p.json(); body["top_k"] != 5.0 || body["ignore_eos"] != tc.eos {
+				t.Errorf("%s: body %s, want top_k 5 and ignore_eos %v", tc.endpoint, p.body, tc.eos)
+			}
+		}
 	}
 }

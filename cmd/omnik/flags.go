@@ -2,10 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/omnik-dev/omnik/engine"
+	"github.com/omnik-dev/omnik/testrun"
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
@@ -34,6 +35,23 @@ func (f *testFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.thresholds, "threshold", nil, "threshold EXPR like 'ttfc.p99 < 900' (repeatable; exit 99 when one fails)")
 	fs.BoolVar(&f.noColor, "no-color", false, "no colours (NO_COLOR is respected too)")
 	fs.StringVar(&f.segment, "execution-segment", "0:1", "run only this slice of the test, e.g. 1/4:1/2 (one of several instances)")
+}
+
+// apply maps the flags onto a run's options: the CLI layer, -e, --config, --threshold and
+// the execution segment.
+func (f *testFlags) apply(o *testrun.Options, cmd *cobra.Command) error {
+	var err error
+	if o.Flags, err = f.cliLayer(cmd.Flags()); err != nil {
+		return err
+	}
+	if o.Env, err = keyValues("-e", f.env); err != nil {
+		return err
+	}
+	if o.Segment, err = f.executionSegment(); err != nil {
+		return err
+	}
+	o.Config, o.Thresholds = f.config, f.thresholds
+	return nil
 }
 
 // cliLayer turns the flags that were set into an options layer.
@@ -83,24 +101,6 @@ func keyValues(flag string, pairs []string) (map[string]string, error) {
 		m[k] = v
 	}
 	return m, nil
-}
-
-// scriptEnv is __ENV: the process environment plus -e pairs.
-func scriptEnv(pairs []string) (map[string]string, error) {
-	env := map[string]string{}
-	for _, kv := range os.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			env[k] = v
-		}
-	}
-	extra, err := keyValues("-e", pairs)
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range extra {
-		env[k] = v
-	}
-	return env, nil
 }
 
 // executionSegment parses --execution-segment.

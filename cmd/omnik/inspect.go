@@ -5,52 +5,40 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/omnik-dev/omnik/js"
-	"github.com/omnik-dev/omnik/metrics"
-
 	"github.com/omnik-dev/omnik/engine"
+	"github.com/omnik-dev/omnik/testrun"
 	"github.com/spf13/cobra"
 )
 
 func newInspectCommand() *cobra.Command {
 	var f testFlags
-	var of omniFlags
 	cmd := &cobra.Command{
 		Use:   "inspect [flags] SCRIPT",
 		Short: "Print the consolidated options and the execution plan as JSON, without running",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			log := newLogger(cmd.ErrOrStderr(), false)
-			// The same modules as run, so omni scripts load and thresholds on omni
+			// The same loading as run, so omni scripts load and thresholds on omni
 			// metrics are checked; nothing is sent.
-			registry := metrics.NewRegistry()
-			omni, err := of.setup(registry, log, cmd.ErrOrStderr())
+			o := testrun.Options{Script: testrun.Script{Path: args[0]}, Stderr: cmd.ErrOrStderr(), Log: newLogger(cmd.ErrOrStderr(), false)}
+			if err := f.apply(&o, cmd); err != nil {
+				return err
+			}
+			t, err := testrun.Load(o)
 			if err != nil {
 				return err
 			}
-			defer omni.close()
-			t, err := loadTest(args[0], &f, cmd.Flags(), log, append([]js.Option{js.WithRegistry(registry)}, omni.jsOptions...)...)
+			defer t.Close()
+			plan, err := t.Plan()
 			if err != nil {
-				return err
-			}
-			seg, err := f.executionSegment()
-			if err != nil {
-				return err
-			}
-			plan, err := engine.NewPlan(t.opts, seg)
-			if err != nil {
-				return err
-			}
-			if _, err := parseThresholds(t, f.thresholds); err != nil {
 				return err
 			}
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			enc.SetIndent("", "  ")
 			enc.SetEscapeHTML(false)
 			return enc.Encode(map[string]any{
-				"script":  t.runner.Path(),
-				"exports": t.runner.Exports(),
-				"options": redacted(t.opts),
+				"script":  t.Script().Path(),
+				"exports": t.Script().Exports(),
+				"options": redacted(t.Options()),
 				"plan":    plan,
 			})
 		},

@@ -43,6 +43,6 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCommand(), newBenchCommand(), newInspectCommand(), newVersionCommand(), newMockCommand())
+	root.AddCommand(newRunCommand(), newBenchCommand(), newReportCommand(), newInspectCommand(), newVersionCommand(), newMockCommand())
 	return root
 }

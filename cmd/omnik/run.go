@@ -1,6 +1,15 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/omnik-dev/omnik/engine"
+	"github.com/omnik-dev/omnik/testrun"
 	"github.com/spf13/cobra"
 )
 
@@ -13,10 +22,6 @@ type runFlags struct {
 	quiet         bool
 	verbose       bool
 	omni          omniFlags
-	// beforeLoad runs before the script loads (omnik bench loads its dataset there).
-	beforeLoad func(*omniRun) error
-	// afterSummary runs once the summary is out (omnik bench writes --save-result there).
-	afterSummary func(*omniRun) error
 }
 
 func newRunCommand() *cobra.Command {
@@ -29,16 +34,90 @@ exec) under the configured executors, every omni call is timed in Go, thresholds
 the exit code and a summary is printed at the end. Exit codes: docs/cli.md.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runTest(cmd, args[0], &f)
+			o, err := f.options(cmd)
+			if err != nil {
+				return err
+			}
+			o.Script = testrun.Script{Path: args[0]}
+			return runTest(o)
 		},
 	}
 	fs := cmd.Flags()
 	f.register(fs)
-	fs.StringArrayVarP(&f.outs, "out", "o", nil, "write results: json=FILE (NDJSON) or csv=FILE (repeatable)")
+	fs.StringArrayVarP(&f.outs, "out", "o", nil, "write results: json=FILE[.gz] (NDJSON: records and points, omnik report reads it) or csv=FILE (repeatable)")
 	fs.StringVar(&f.summaryExport, "summary-export", "", "write the summary as JSON to FILE")
 	fs.BoolVar(&f.noSummary, "no-summary", false, "do not print the end-of-test summary")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "show console.debug and debug logs")
 	f.omni.register(fs)
 	return cmd
+}
+
+// options maps the flags onto the run's options (the script is the caller's).
+func (f *runFlags) options(cmd *cobra.Command) (testrun.Options, error) {
+	o := testrun.Options{Outs: f.outs, SummaryExport: f.summaryExport, NoSummary: f.noSummary, Quiet: f.quiet,
+		Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), Log: newLogger(cmd.ErrOrStderr(), f.verbose)}
+	if err := f.testFlags.apply(&o, cmd); err != nil {
+		return o, err
+	}
+	var err error
+	o.Omni, err = f.omni.options()
+	return o, err
+}
+
+// runTest loads and runs a test, Ctrl-C stopping it, and returns its exit code.
+func runTest(o testrun.Options) error {
+	t, err := testrun.Load(o)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	ctx, stopSignals := handleSignals(t, o.Log)
+	code, err := t.Run(ctx)
+	stopSignals()
+	if err != nil {
+		return err
+	}
+	return &exitOnly{code: code}
+}
+
+// handleSignals makes the first Ctrl-C a graceful stop and the second a hard one. The
+// returned func stops listening.
+func handleSignals(t *testrun.Test, log *slog.Logger) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-sigs:
+				n++
+				if n == 1 {
+					log.Warn("stopping: running iterations get their gracefulStop, then teardown and the summary (Ctrl-C again to stop at once)")
+					t.Stop()
+				} else {
+					log.Warn("stopping now")
+					cancel()
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+	}
+}
+
+// invalid marks an error as exit 104 unless it already carries a code.
+func invalid(err error) error {
+	var coded interface{ ExitCode() engine.ExitCode }
+	if errors.As(err, &coded) {
+		return err
+	}
+	return &engine.ExitError{Code: engine.ExitInvalidConfig, Err: err}
 }

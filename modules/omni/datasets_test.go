@@ -26,7 +26,7 @@ func loadDataScript(t *testing.T, mod *Module, src string) (*js.Runner, error) {
 // same (seeded) order; the array is read-only.
 func TestDatasetSharedAcrossVUs(t *testing.T) {
 	t.Parallel()
-	mod := New(metrics.NewRegistry())
+	mod := New()
 	t.Cleanup(mod.Close)
 	r, err := loadDataScript(t, mod, `import { dataset } from 'omnik/data';
 const spec = { name: 'random', numPrompts: 5, randomInputLen: 16, randomOutputLen: 4, seed: 3 };
@@ -74,7 +74,7 @@ export default function () {}
 // Another seed is another order of the same generator: the loader keys by the whole spec.
 func TestDatasetSeedChangesSamples(t *testing.T) {
 	t.Parallel()
-	mod := New(metrics.NewRegistry())
+	mod := New()
 	t.Cleanup(mod.Close)
 	r, err := loadDataScript(t, mod, `import { dataset } from 'omnik/data';
 const a = dataset({ name: 'random', numPrompts: 3, randomInputLen: 8, randomOutputLen: 2, seed: 1 });
@@ -102,7 +102,7 @@ export default function () {}
 // dataset() belongs to init code: from a VU it throws, naming the call and the context.
 func TestDatasetInVUCodeThrows(t *testing.T) {
 	t.Parallel()
-	mod := New(metrics.NewRegistry())
+	mod := New()
 	t.Cleanup(mod.Close)
 	r, err := loadDataScript(t, mod, `import { dataset } from 'omnik/data';
 export default function () {
@@ -148,7 +148,7 @@ func TestDatasetRejectsBadSpecs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			mod := New(metrics.NewRegistry())
+			mod := New()
 			t.Cleanup(mod.Close)
 			_, err := loadDataScript(t, mod, "import { dataset } from 'omnik/data';\nconst a = dataset("+tc.spec+");\nexport default function () {}\n")
 			if err == nil {

@@ -11,13 +11,15 @@ import (
 	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
-// Module is the omni module of one run: its default client, the clients scripts make,
-// the metrics it records and the request log behind the summary blocks.
+// Module is the omni module of one run: its default client and the clients scripts make.
+// Each finished call is one record published on the run's stream: records are the only
+// thing the module emits; metrics, summary blocks and files are views of them.
 type Module struct {
-	metrics *Metrics
-	log     *requestLog
-	records func(any)
-	warn    func(string)
+	stream *record.Stream
+	origin time.Time
+	warn   func(string)
+	// calls counts the calls whose record is not yet published, for Drain.
+	calls sync.WaitGroup
 
 	datasets datasets
 
@@ -33,17 +35,31 @@ type Option func(*Module)
 // WithWarn sends the module's warnings (a failed model lookup) to f.
 func WithWarn(f func(string)) Option { return func(m *Module) { m.warn = f } }
 
-// WithRecords sends every request record to f (for --out json), from the reader goroutine.
-func WithRecords(f func(any)) Option { return func(m *Module) { m.records = f } }
+// WithStream publishes every record on s; origin is the run's time zero, from which
+// records take their Offset.
+func WithStream(s *record.Stream, origin time.Time) Option {
+	return func(m *Module) { m.stream, m.origin = s, origin }
+}
 
-// New makes the module of one run and registers its metrics in reg.
-func New(reg *metrics.Registry, opts ...Option) *Module {
-	m := &Module{metrics: RegisterMetrics(reg), log: newRequestLog(SectionOptions{}), records: func(any) {},
+// New makes the module of one run. Without WithStream its records go nowhere.
+func New(opts ...Option) *Module {
+	m := &Module{stream: record.NewStream(), origin: time.Now(),
 		datasets: datasets{bySpec: map[string]*loadedDataset{}}, warn: func(string) {}}
 	for _, o := range opts {
 		o(m)
 	}
 	return m
+}
+
+// Drain waits until every call that has started has published its record, or ctx is
+// done: a call cut off by the end of the run still counts, once its reader returns.
+func (m *Module) Drain(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { m.calls.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
 }
 
 // Configure sets the default client's configuration (options.omni with overrides).
@@ -64,10 +80,6 @@ func (m *Module) defaultClient() *target {
 	}
 	return m.def
 }
-
-// Section is the Serving/Stage Benchmark Result block for the summary, shaped by the
-// options given to New (WithSection).
-func (m *Module) Section() metrics.Section { return &section{log: m.log} }
 
 // Close releases idle connections.
 func (m *Module) Close() {
@@ -163,35 +175,23 @@ func (m *Module) callFn(vu *js.VU, get func() *target, ep endpoint) func(goja.Fu
 	}
 }
 
-// start runs one call on its own goroutine and returns the promise of its result. On the
-// way its record becomes samples, a row of the summary and a line of --out json.
+// start runs one call on its own goroutine and returns the promise of its result. The
+// record is published on the reader's side: a call cut off by the end of its iteration
+// never gets its loop callback, but it still counts.
 func (m *Module) start(vu *js.VU, c *target, p params, run func(context.Context) *record.Record) goja.Value {
 	tags := vu.Tags().Merge(p.tags)
 	if c.cfg.Target != "" {
 		tags = tags.With("target", c.cfg.Target)
 	}
-	scenario, scenarioStart := "", time.Time{}
-	if it := vu.Iteration(); it != nil && it.Scenario != nil {
-		scenario, scenarioStart = it.Scenario.Name, it.Scenario.StartTime
-	}
 	meta := vu.Metadata()
+	m.calls.Add(1)
 	promise := vu.Promise(func(ctx context.Context) js.Settle {
 		rec := run(ctx)
-		rec.Tags = tags.Map()
-		// Everything measured is reported here, on the reader's side: a call cut off by
-		// the end of its iteration never gets its loop callback, but it still counts.
+		rec.Tags, rec.Metadata, rec.Offset = tags.Map(), meta, rec.Start.Sub(m.origin)
 		if !p.discard {
-			vu.Collect(m.metrics.samples(rec, tags, meta))
-			q := reportRequest(rec, m.log.origin)
-			if m.log.opts.Detailed {
-				q.GeneratedText = rec.Text
-			}
-			m.log.add(scenario, q)
-			if !scenarioStart.IsZero() {
-				m.log.started(scenario, scenarioStart.Sub(m.log.origin))
-			}
-			m.records(requestRecord(rec))
+			m.stream.Publish(rec)
 		}
+		m.calls.Done()
 		return func() (any, error) {
 			return resultObject(vu.Runtime(), rec, p), nil
 		}

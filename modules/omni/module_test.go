@@ -16,6 +16,7 @@ import (
 	"github.com/omnik-dev/omnik/js"
 	"github.com/omnik-dev/omnik/metrics"
 	"github.com/omnik-dev/omnik/mock"
+	"github.com/omnik-dev/omnik/modules/omni/record"
 	"github.com/omnik-dev/omnik/modules/omni/report"
 )
 
@@ -47,20 +48,22 @@ func (k *sink) values(name string, tag, want string) []float64 {
 type scriptEnv struct {
 	files   map[string][]byte
 	cfg     Config
-	records func(any)
+	records func(*record.Record)
 	mock    []mock.Option
 	// interruptAfter, when set, cuts the iteration off after that long.
 	interruptAfter time.Duration
-	section        SectionOptions
+	section        report.SectionOptions
 }
 
 // runScript runs one iteration of src with the omni module pointed at the simulator.
-func runScript(t *testing.T, src string, mockOpts ...mock.Option) (*sink, *Module, *js.VU) {
+func runScript(t *testing.T, src string, mockOpts ...mock.Option) (*sink, *report.Section, *js.VU) {
 	t.Helper()
 	return runScriptIn(t, scriptEnv{mock: mockOpts}, src)
 }
 
-func runScriptIn(t *testing.T, env scriptEnv, src string) (*sink, *Module, *js.VU) {
+// runScriptIn runs src as runScript does: the module's records feed the metrics view
+// (the returned sink), the Serving/Stage section and env.records.
+func runScriptIn(t *testing.T, env scriptEnv, src string) (*sink, *report.Section, *js.VU) {
 	t.Helper()
 	srv, err := mock.New(append([]mock.Option{mock.WithSpeed(20)}, env.mock...)...)
 	if err != nil {
@@ -72,11 +75,13 @@ func runScriptIn(t *testing.T, env scriptEnv, src string) (*sink, *Module, *js.V
 	}
 	t.Cleanup(func() { _ = srv.Close() })
 	reg := metrics.NewRegistry()
-	opts := []Option{WithSection(env.section)}
+	k := &sink{}
+	sec := report.NewSection(env.section)
+	subs := []record.Subscriber{RegisterMetrics(reg).View(k), sec}
 	if env.records != nil {
-		opts = append(opts, WithRecords(env.records))
+		subs = append(subs, record.SubscriberFunc(env.records))
 	}
-	mod := New(reg, opts...)
+	mod := New(WithStream(record.NewStream(subs...), time.Now()))
 	env.cfg.BaseURL = url
 	mod.Configure(env.cfg)
 	t.Cleanup(mod.Close)
@@ -90,8 +95,7 @@ func runScriptIn(t *testing.T, env scriptEnv, src string) (*sink, *Module, *js.V
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	k := &sink{}
-	r, err := js.Load(path, js.WithRegistry(reg), js.WithCollector(k), js.WithModule("omni", mod.JS()))
+	r, err := js.Load(path, js.WithRegistry(reg), js.WithModule("omni", mod.JS()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +113,8 @@ func runScriptIn(t *testing.T, env scriptEnv, src string) (*sink, *Module, *js.V
 	if err := vu.RunIteration(ctx, &js.Iteration{Scenario: &js.Scenario{Name: "s"}}); err != nil && ctx.Err() == nil {
 		t.Fatalf("iteration: %s", js.Exception(err))
 	}
-	return k, mod, vu
+	mod.Drain(context.Background())
+	return k, sec, vu
 }
 
 // A call cut off by the end of its iteration never gets its loop callback, yet it is
@@ -117,7 +122,7 @@ func runScriptIn(t *testing.T, env scriptEnv, src string) (*sink, *Module, *js.V
 func TestInterruptedCallIsStillCounted(t *testing.T) {
 	t.Parallel()
 	env := scriptEnv{interruptAfter: 300 * time.Millisecond}
-	k, mod, _ := runScriptIn(t, env, `import omni from 'omni';
+	k, sec, _ := runScriptIn(t, env, `import omni from 'omni';
 export default async function () {
   await omni.chat({ messages: [{ role: 'user', content: 'hi' }] },
     { headers: { 'X-Omnik-Mock-Fault': 'stall,after=1,delay=10s' } });
@@ -129,7 +134,7 @@ export default async function () {
 		t.Errorf("requests_failed{error:canceled} = %v", failed)
 	}
 	var text strings.Builder
-	if err := mod.Section().Text(&text); err != nil {
+	if err := sec.Text(&text); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(text.String(), "Failed requests:                         1") {
@@ -139,7 +144,7 @@ export default async function () {
 
 func TestChatAgainstSimulatorRecordsEveryMetric(t *testing.T) {
 	t.Parallel()
-	k, mod, vu := runScript(t, `import omni from 'omni';
+	k, sec, vu := runScript(t, `import omni from 'omni';
 export default async function () {
   const [a, b] = await Promise.all([
     omni.chat({ model: 'Qwen/Qwen3-Omni-30B-A3B-Instruct', messages: [{ role: 'user', content: 'hi' }], max_tokens: 16 }),
@@ -178,7 +183,7 @@ export default async function () {
 		t.Errorf("stage_gen_time{stage:thinker} samples = %d", n)
 	}
 	var text strings.Builder
-	if err := mod.Section().Text(&text); err != nil {
+	if err := sec.Text(&text); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Serving Benchmark Result", "Successful requests:                     2", "Stage Benchmark Result", "Stage 0 (thinker)"} {
@@ -268,8 +273,8 @@ func TestAPIKeyNeverInRecordsOrResults(t *testing.T) {
 	t.Parallel()
 	const key = "sk-omnik-test-secret"
 	var mu sync.Mutex
-	var records []any
-	env := scriptEnv{cfg: Config{APIKey: key}, records: func(r any) { mu.Lock(); records = append(records, r); mu.Unlock() }}
+	var records []*record.Record
+	env := scriptEnv{cfg: Config{APIKey: key}, records: func(r *record.Record) { mu.Lock(); records = append(records, r); mu.Unlock() }}
 	_, _, vu := runScriptIn(t, env, `import omni from 'omni';
 export default async function () {
   const rs = await Promise.all([
@@ -312,9 +317,9 @@ export default async function () {
 func TestDetailedResultKeepsGeneratedText(t *testing.T) {
 	t.Parallel()
 	for _, detailed := range []bool{false, true} {
-		_, mod, _ := runScriptIn(t, scriptEnv{section: SectionOptions{Detailed: detailed}}, `import omni from 'omni';
+		_, sec, _ := runScriptIn(t, scriptEnv{section: report.SectionOptions{Detailed: detailed}}, `import omni from 'omni';
 export default async function () { await omni.chat({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 }); }`)
-		res, _, ok := mod.SaveResult(report.RunInfo{Date: time.Now()})
+		res, _, ok := sec.SaveResult(report.RunInfo{Date: time.Now()})
 		texts, _ := res["generated_texts"].([]string)
 		switch {
 		case !ok:

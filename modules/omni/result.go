@@ -10,26 +10,26 @@ import (
 
 // resultObject is what a call resolves to in JavaScript. Times are in milliseconds.
 func resultObject(rt *goja.Runtime, r *record.Record, p params) map[string]any {
-	timings := map[string]any{"e2el": ms(record.E2EL(r))}
+	timings := map[string]any{"e2el": record.Millis(record.E2EL(r))}
 	opt := func(key string, v float64, ok bool) {
 		if ok {
 			timings[key] = v
 		}
 	}
 	ttfc, okC := record.TTFC(r)
-	opt("ttfc", ms(ttfc), okC)
+	opt("ttfc", record.Millis(ttfc), okC)
 	ttft, okT := record.TTFT(r)
-	opt("ttft", ms(ttft), okT)
+	opt("ttft", record.Millis(ttft), okT)
 	tpot, okP := record.TPOT(r)
-	opt("tpot", ms(tpot), okP)
+	opt("tpot", record.Millis(tpot), okP)
 	ttfp, okA := record.AudioTTFP(r)
-	opt("audioTtfp", ms(ttfp), okA)
+	opt("audioTtfp", record.Millis(ttfp), okA)
 	rtf, okR := record.AudioRTF(r)
 	opt("audioRtf", rtf, okR)
 	itl := record.ITL(r)
 	itlMS := make([]any, len(itl))
 	for i, v := range itl {
-		itlMS[i] = ms(v)
+		itlMS[i] = record.Millis(v)
 	}
 	timings["itl"] = itlMS
 
@@ -68,16 +68,16 @@ func resultObject(rt *goja.Runtime, r *record.Record, p params) map[string]any {
 func utterancesObject(r *record.Record) []any {
 	out := make([]any, len(r.Utterances))
 	for i, u := range r.Utterances {
-		o := map[string]any{"index": u.Index, "text": u.Text, "start": ms(u.Start),
+		o := map[string]any{"index": u.Index, "text": u.Text, "start": record.Millis(u.Start),
 			"duration": u.Seconds, "frames": u.Frames}
 		if v, ok := u.TTFP(); ok {
-			o["ttfp"], o["firstAudio"] = ms(v), ms(u.FirstAudio)
+			o["ttfp"], o["firstAudio"] = record.Millis(v), record.Millis(u.FirstAudio)
 		}
 		if v, ok := u.RTF(); ok {
 			o["rtf"] = v
 		}
 		if u.Done > 0 {
-			o["done"] = ms(u.Done)
+			o["done"] = record.Millis(u.Done)
 		}
 		out[i] = o
 	}
@@ -97,31 +97,9 @@ func stagesObject(r *record.Record) map[string]any {
 		}
 		vals["stage_name"] = st.Name
 		vals["output_unit_type"] = st.OutputUnitType
-		out[stageName(st.Name, id)] = vals
+		out[st.DisplayName()] = vals
 	}
 	return out
-}
-
-// requestRecord is the --out json line of one request: everything a timeline needs,
-// never the payloads.
-func requestRecord(r *record.Record) map[string]any {
-	rec := map[string]any{
-		"schema": record.Schema, "endpoint": r.Endpoint, "request_id": r.RequestID, "status": r.Status,
-		"ok": r.OK(), "tags": r.Tags, "start": r.Start, "e2el_ms": ms(record.E2EL(r)),
-		"bytes_sent": r.BytesSent, "bytes_received": r.BytesReceived,
-		"usage": r.Usage, "text_chunks": r.TextChunks, "audio_chunks": r.AudioChunks,
-		"audio": r.Audio, "images": r.Images, "stages": stagesObject(r),
-	}
-	if !r.IntendedStart.IsZero() {
-		rec["intended_start"] = r.IntendedStart
-	}
-	if r.Endpoint == record.EndpointAudioStream {
-		rec["text_sent_ms"], rec["utterances"] = r.TextSent, r.Utterances
-	}
-	if r.Err != nil {
-		rec["error"] = r.Err
-	}
-	return rec
 }
 
 // binary is script data from open(path, 'b') or a typed array: multipart sends it as a

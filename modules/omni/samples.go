@@ -2,53 +2,40 @@ package omni
 
 import (
 	"strconv"
-	"time"
 
 	"github.com/omnik-dev/omnik/metrics"
 	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
-// Metrics are the metrics the omni module records (docs/metrics.md).
+// Metrics are the metrics the omni module's records become (docs/metrics.md): a Trend
+// per record.Measure, the counters and the stage Trends.
 type Metrics struct {
-	Requests, RequestsFailed                          *metrics.Metric
-	E2EL, E2ELIntended, TTFT, TTFC, TTFCIntended      *metrics.Metric
-	TPOT, ITL                                         *metrics.Metric
-	AudioTTFP, AudioRTF, AudioDuration, AudioUnderrun *metrics.Metric
-	UtteranceTTFP, UtteranceRTF                       *metrics.Metric
-	InputTokens, OutputTokens                         *metrics.Metric
-	Images, ImagePixels, ImageGeneration, DenoiseStep *metrics.Metric
-	StageGenTime, StageServingTTFO, StageTPOP         *metrics.Metric
-	StageICL, StageTTFT, StageTPOT, StageITL          *metrics.Metric
-	// DataSent and DataReceived are the built-in data_sent and data_received.
-	DataSent, DataReceived *metrics.Metric
+	Requests, RequestsFailed                       *metrics.Metric
+	InputTokens, OutputTokens, Images, ImagePixels *metrics.Metric
+	StageGenTime, StageServingTTFO, StageTPOP      *metrics.Metric
+	StageICL, StageTTFT, StageTPOT, StageITL       *metrics.Metric
+	DataSent, DataReceived                         *metrics.Metric // the built-in data_sent and data_received
+	measures                                       []measured
+}
+
+// measured is a record.Measure with its Trend.
+type measured struct {
+	record.Measure
+	metric *metrics.Metric
 }
 
 // RegisterMetrics registers the omni metrics, so thresholds on them parse even before
 // the first request.
 func RegisterMetrics(r *metrics.Registry) *Metrics {
 	trend := func(n string) *metrics.Metric { return r.MustNew(n, metrics.Trend, metrics.Time) }
-	return &Metrics{
-		Requests:         r.MustNew("requests", metrics.Counter, metrics.Default),
+	counter := func(n string) *metrics.Metric { return r.MustNew(n, metrics.Counter, metrics.Default) }
+	m := &Metrics{
+		Requests:         counter("requests"),
 		RequestsFailed:   r.MustNew("requests_failed", metrics.Rate, metrics.Default),
-		E2EL:             trend("e2el"),
-		E2ELIntended:     trend("e2el_intended"),
-		TTFT:             trend("ttft"),
-		TTFC:             trend("ttfc"),
-		TTFCIntended:     trend("ttfc_intended"),
-		TPOT:             trend("tpot"),
-		ITL:              trend("itl"),
-		AudioTTFP:        trend("audio_ttfp"),
-		AudioRTF:         r.MustNew("audio_rtf", metrics.Trend, metrics.Default),
-		AudioDuration:    trend("audio_duration"),
-		AudioUnderrun:    trend("audio_underrun"),
-		UtteranceTTFP:    trend("utterance_ttfp"),
-		UtteranceRTF:     r.MustNew("utterance_rtf", metrics.Trend, metrics.Default),
-		InputTokens:      r.MustNew("input_tokens", metrics.Counter, metrics.Default),
-		OutputTokens:     r.MustNew("output_tokens", metrics.Counter, metrics.Default),
-		Images:           r.MustNew("images", metrics.Counter, metrics.Default),
-		ImagePixels:      r.MustNew("image_pixels", metrics.Counter, metrics.Default),
-		ImageGeneration:  trend("image_generation"),
-		DenoiseStep:      trend("denoise_step"),
+		InputTokens:      counter("input_tokens"),
+		OutputTokens:     counter("output_tokens"),
+		Images:           counter("images"),
+		ImagePixels:      counter("image_pixels"),
 		StageGenTime:     trend("stage_gen_time"),
 		StageServingTTFO: trend("stage_serving_ttfo"),
 		StageTPOP:        trend("stage_tpop"),
@@ -60,18 +47,29 @@ func RegisterMetrics(r *metrics.Registry) *Metrics {
 		DataSent:     r.MustNew("data_sent", metrics.Counter, metrics.Data),
 		DataReceived: r.MustNew("data_received", metrics.Counter, metrics.Data),
 	}
+	for _, ms := range record.Measures {
+		unit := metrics.Default
+		if ms.Time {
+			unit = metrics.Time
+		}
+		m.measures = append(m.measures, measured{ms, r.MustNew(ms.Name, metrics.Trend, unit)})
+	}
+	return m
 }
 
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+// View is the subscriber of the record stream that the metrics read: it turns each
+// record into samples tagged with the record's tags plus endpoint, status and, per
+// sample, modality, error or stage, and hands them to out.
+func (m *Metrics) View(out metrics.Collector) record.Subscriber {
+	return record.SubscriberFunc(func(r *record.Record) { out.Collect(m.samples(r)) })
+}
 
-// samples turns a record into metric samples tagged with base plus endpoint, status and,
-// per sample, modality, error or stage.
-func (m *Metrics) samples(r *record.Record, base *metrics.TagSet, meta map[string]string) []metrics.Sample {
+func (m *Metrics) samples(r *record.Record) []metrics.Sample {
 	now := r.Start.Add(r.End)
-	tags := base.With("endpoint", r.Endpoint).With("status", strconv.Itoa(r.Status))
+	tags := metrics.NewTagSet(r.Tags).With("endpoint", r.Endpoint).With("status", strconv.Itoa(r.Status))
 	out := make([]metrics.Sample, 0, 16+len(r.TextChunks))
 	add := func(m *metrics.Metric, t *metrics.TagSet, v float64) {
-		out = append(out, metrics.Sample{Metric: m, Tags: t, Time: now, Value: v, Metadata: meta})
+		out = append(out, metrics.Sample{Metric: m, Tags: t, Time: now, Value: v, Metadata: r.Metadata})
 	}
 	add(m.Requests, tags, 1)
 	// A failed request's bytes were still on the wire.
@@ -82,60 +80,21 @@ func (m *Metrics) samples(r *record.Record, base *metrics.TagSet, meta map[strin
 		return out
 	}
 	add(m.RequestsFailed, tags, 0)
-	add(m.E2EL, tags, ms(record.E2EL(r)))
-	if !r.IntendedStart.IsZero() {
-		add(m.E2ELIntended, tags, ms(record.E2ELFromIntended(r)))
-	}
-	text, audio, image := tags.With("modality", "text"), tags.With("modality", "audio"), tags.With("modality", "image")
-	if v, ok := record.TTFC(r); ok {
-		add(m.TTFC, tags, ms(v))
-		if !r.IntendedStart.IsZero() {
-			add(m.TTFCIntended, tags, ms(v+r.Start.Sub(r.IntendedStart)))
-		}
-	}
-	if v, ok := record.TTFT(r); ok {
-		add(m.TTFT, text, ms(v))
-	}
-	if v, ok := record.TPOT(r); ok {
-		add(m.TPOT, text, ms(v))
-	}
-	for _, v := range record.ITL(r) {
-		add(m.ITL, text, ms(v))
+	byModality := map[string]*metrics.TagSet{"": tags}
+	for _, ms := range m.measures {
+		t := tagged(byModality, tags, ms.Modality)
+		ms.Each(r, func(v float64) { add(ms.metric, t, v) })
 	}
 	add(m.InputTokens, tags, float64(r.Usage.Prompt))
-	add(m.OutputTokens, text, float64(r.Usage.Completion))
-	if v, ok := record.AudioTTFP(r); ok {
-		add(m.AudioTTFP, audio, ms(v))
-		add(m.AudioDuration, audio, r.Audio.Seconds*1000)
-		if rtf, ok := record.AudioRTF(r); ok {
-			add(m.AudioRTF, audio, rtf)
-		}
-	}
-	if v, ok := record.AudioUnderrun(r); ok {
-		add(m.AudioUnderrun, audio, v*1000)
-	}
-	for _, u := range r.Utterances {
-		if v, ok := u.TTFP(); ok {
-			add(m.UtteranceTTFP, audio, ms(v))
-		}
-		if v, ok := u.RTF(); ok {
-			add(m.UtteranceRTF, audio, v)
-		}
-	}
+	add(m.OutputTokens, tagged(byModality, tags, record.ModalityText), float64(r.Usage.Completion))
 	if n := record.ImageCount(r); n > 0 {
+		image := tagged(byModality, tags, record.ModalityImage)
 		add(m.Images, image, float64(n))
 		add(m.ImagePixels, image, float64(r.Images.Pixels))
 	}
-	if v, ok := record.ImageGenerationMS(r); ok {
-		add(m.ImageGeneration, image, v)
-	}
-	if v, ok := record.DenoiseStepMS(r); ok {
-		add(m.DenoiseStep, image, v)
-	}
 	for _, id := range r.StageIDs() {
 		st := r.Stages[id]
-		st.Values = nonNil(st.Values)
-		stags := tags.With("stage", stageName(st.Name, id)).With("stage_id", id)
+		stags := tags.With("stage", st.DisplayName()).With("stage_id", id)
 		stageValue := func(m *metrics.Metric, key string) {
 			if v, ok := st.Values[key]; ok {
 				add(m, stags, v)
@@ -156,16 +115,12 @@ func (m *Metrics) samples(r *record.Record, base *metrics.TagSet, meta map[strin
 	return out
 }
 
-func stageName(name, id string) string {
-	if name != "" {
-		return name
+// tagged is the tags with the modality ("" for none), made once per record.
+func tagged(byModality map[string]*metrics.TagSet, tags *metrics.TagSet, modality string) *metrics.TagSet {
+	t := byModality[modality]
+	if t == nil {
+		t = tags.With("modality", modality)
+		byModality[modality] = t
 	}
-	return "stage_" + id
-}
-
-func nonNil(m map[string]float64) map[string]float64 {
-	if m == nil {
-		return map[string]float64{}
-	}
-	return m
+	return t
 }

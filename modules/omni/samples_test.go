@@ -21,7 +21,7 @@ func TestSamplesCountBytesOnTheBuiltinDataMetrics(t *testing.T) {
 		sent, received float64
 	}{{ok, 120, 4096}, {failed, 80, 10}} {
 		got := map[*metrics.Metric][]float64{}
-		for _, s := range m.samples(tc.r, metrics.NewTagSet(nil), nil) {
+		for _, s := range m.samples(tc.r) {
 			got[s.Metric] = append(got[s.Metric], s.Value)
 		}
 		if s, r := got[builtin.DataSent], got[builtin.DataReceived]; len(s) != 1 || s[0] != tc.sent || len(r) != 1 || r[0] != tc.received {

@@ -28,6 +28,33 @@ type Stage struct {
 	Lists           map[string][]float64 // numeric lists: inter_output_latencies_ms, vllm_itls_ms, …
 }
 
+// DisplayName is the stage's name, else stage_<id> as upstream names an unnamed stage.
+func (s Stage) DisplayName() string {
+	if s.Name != "" {
+		return s.Name
+	}
+	return "stage_" + strconv.Itoa(s.ID)
+}
+
+// MarshalJSON writes the stage as the server sends it: one object of its names, numbers
+// and lists, which UnmarshalJSON reads back.
+func (s Stage) MarshalJSON() ([]byte, error) {
+	m := make(map[string]any, len(s.Values)+len(s.Lists)+4)
+	for k, v := range s.Values {
+		m[k] = v
+	}
+	for k, v := range s.Lists {
+		m[k] = v
+	}
+	for k, v := range map[string]string{"stage_name": s.Name, "output_unit_type": s.OutputUnitType,
+		"final_output_type": s.FinalOutputType, "finish_reason": s.FinishReason} {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	return json.Marshal(m)
+}
+
 // UnmarshalJSON implements json.Unmarshaler.
 func (s *Stage) UnmarshalJSON(b []byte) error {
 	var raw map[string]json.RawMessage

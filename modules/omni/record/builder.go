@@ -11,6 +11,8 @@ import (
 type Builder struct {
 	r    Record
 	text []byte
+	// tokensOut is the largest metrics.num_tokens_out the server reported.
+	tokensOut int
 }
 
 // NewBuilder starts a record for a request written at start.
@@ -138,7 +140,7 @@ func (b *Builder) OnStageMetrics(m *chunk.Metrics) {
 	if m == nil {
 		return
 	}
-	b.r.TokensOut = max(b.r.TokensOut, m.NumTokensOut)
+	b.tokensOut = max(b.tokensOut, m.NumTokensOut)
 	if len(m.StageMetrics) > 0 && b.r.Stages == nil {
 		b.r.Stages = make(map[string]chunk.Stage, len(m.StageMetrics))
 	}
@@ -168,7 +170,7 @@ func (b *Builder) Finish(t time.Time) *Record {
 		a.Seconds = float64(a.Frames) / float64(a.SampleRate)
 	}
 	us := &r.Usage
-	us.Completion = max(us.Completion, r.TokensOut)
+	us.Completion = max(us.Completion, b.tokensOut)
 	if us.Completion == 0 && len(r.TextChunks) > 0 {
 		us.Completion, us.Estimated = len(r.TextChunks), true
 	}

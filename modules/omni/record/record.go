@@ -1,7 +1,9 @@
 // Package record holds what one omni request measured: status, error, every chunk's
-// arrival by modality, tokens, audio, images and the server's stage metrics. Metrics such
-// as TTFT or ITL are pure functions of a Record (metrics.go), so the summary, outputs and
-// a later offline report all compute the same numbers from the same data.
+// arrival by modality, tokens, audio, images and the server's stage metrics. Records are
+// the result stream of a run (stream.go): every number omnik prints, gates on or writes
+// is computed from them by its subscribers, with the per-request metrics defined once
+// (metrics.go, measures.go), and a record file written by the codec (codec.go) feeds the
+// same subscribers offline.
 package record
 
 import (
@@ -47,19 +49,24 @@ func (e *Error) Error() string { return e.Kind + ": " + e.Message }
 // Record is one request's measurements. Times are offsets from Start on the monotonic
 // clock, so a record can be drawn on a timeline without mixing clocks.
 type Record struct {
-	Endpoint      string
-	RequestID     string // the response id (chatcmpl-…) or a server request id
-	Status        int    // HTTP status, 0 when no response arrived
-	Err           *Error // nil when the request succeeded
-	Tags          map[string]string
-	Start         time.Time // just before the request was written
+	Endpoint  string
+	RequestID string // the response id (chatcmpl-…) or a server request id
+	Status    int    // HTTP status, 0 when no response arrived
+	Err       *Error // nil when the request succeeded
+	Tags      map[string]string
+	Metadata  map[string]string // the iteration's metadata (execution.vu.metadata), for outputs
+	Start     time.Time         // just before the request was written
+	// Offset is Start on the run's timeline: the monotonic time since the run's origin.
+	// Offsets place requests against each other and against scenario starts (peaks, the
+	// benchmark duration) the same way live and from a record file.
+	Offset        time.Duration
 	IntendedStart time.Time // when the executor meant to start it; zero when unscheduled
 	End           time.Duration
 
 	Text        string
 	TextChunks  []TextChunk
-	TextSent    Offsets     // websocket sessions: when each input.text piece was sent
-	Utterances  []Utterance // websocket sessions: one per synthesized sentence
+	TextSent    []time.Duration // websocket sessions: when each input.text piece was sent
+	Utterances  []Utterance     // websocket sessions: one per synthesized sentence
 	AudioChunks []AudioChunk
 	ImageTimes  []time.Duration
 
@@ -69,8 +76,6 @@ type Record struct {
 	// Stages merges every chunk's metrics.stage_metrics by stage id, a later entry
 	// replacing an earlier one, so each stage yields exactly one row.
 	Stages map[string]chunk.Stage
-	// TokensOut is the largest metrics.num_tokens_out the server reported.
-	TokensOut int
 	// BytesSent and BytesReceived count the request and response body bytes (multipart
 	// and SSE included, headers not), or a websocket session's message payloads.
 	BytesSent, BytesReceived int64
@@ -79,8 +84,7 @@ type Record struct {
 // OK reports a successful request.
 func (r *Record) OK() bool { return r.Err == nil }
 
-// TextChunk is a text chunk that carried new, non-empty content. Its JSON is
-// {"at_ms","bytes","tokens"} (json.go).
+// TextChunk is a text chunk that carried new, non-empty content.
 type TextChunk struct {
 	At     time.Duration
 	Bytes  int32 // length of the new content
@@ -88,7 +92,7 @@ type TextChunk struct {
 }
 
 // Utterance is one sentence a websocket TTS session synthesized, from its audio.start
-// to its audio.done. Its JSON has the offsets as "…_ms" keys, null when unknown (json.go).
+// to its audio.done.
 type Utterance struct {
 	Index      int
 	Text       string        // sentence_text
@@ -120,8 +124,7 @@ func (u Utterance) RTF() (float64, bool) {
 	return (u.Done - u.Start).Seconds() / u.Seconds, true
 }
 
-// AudioChunk is an audio chunk or raw stream read with its sample bytes. Its JSON is
-// {"at_ms","bytes","frames"} (json.go).
+// AudioChunk is an audio chunk or raw stream read with its sample bytes.
 type AudioChunk struct {
 	At     time.Duration
 	Bytes  int64 // sample bytes (headers excluded)

@@ -1,10 +1,11 @@
-// Package report turns omni request measurements into the "Serving Benchmark Result" and
-// "Stage Benchmark Result" blocks of `vllm bench serve --omni --print-stage`, byte for byte,
-// and into the `--save-result` JSON of the same tool.
+// Package report turns request records into the "Serving Benchmark Result" and "Stage
+// Benchmark Result" blocks of `vllm bench serve --omni --print-stage`, byte for byte, and
+// into the `--save-result` JSON of the same tool.
 //
-// The flow is an Accumulator (requests folded one by one → Result), or Aggregate on a
-// list, then Render or SaveResult (Result → text or JSON). An Accumulator keeps no
-// request, so a soak test's memory stays bounded; accumulators merge, so a caller can
-// keep one per scenario and print an overall block too. Definitions follow
-// shared/reference/omni-metrics.md.
+// Section is the view of a run's record stream: it folds each record into an
+// Accumulator for the whole run (and one per scenario), which keeps no request, so a soak
+// test's memory stays bounded. Its distributions are filled from record.Measures into the
+// metrics package's Trend sinks, so a printed row and a threshold on the same metric are
+// the same number. Render and SaveResult turn a Result into text or JSON. Definitions
+// follow shared/reference/omni-metrics.md; docs/bench.md lists where omnik differs.
 package report

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
 // Metric names of `--percentile-metrics`, in the order omnik's default selection uses.
@@ -50,18 +52,38 @@ func ParsePercentiles(s string) ([]float64, error) {
 
 // SLO is one `--goodput KEY:ms` objective: a request is good only if its Metric is at most Max.
 type SLO struct {
-	Metric string
-	Max    time.Duration
+	Metric string        `json:"metric"`
+	Max    time.Duration `json:"max_ns"`
 }
 
 // goodputValue reads an SLO metric of one successful request; ok is false when the
-// request has no value, which fails the SLO (latest upstream: an unmeasured TPOT is not good).
-var goodputValue = map[string]func(r *Request) (time.Duration, bool){
-	"ttft":       func(r *Request) (time.Duration, bool) { return r.TTFT, true },
-	"tpot":       requestTPOT,
-	"e2el":       func(r *Request) (time.Duration, bool) { return r.Latency, true },
-	"ttfc":       func(r *Request) (time.Duration, bool) { return r.TTFC, r.TTFC > 0 },
-	"audio_ttfp": func(r *Request) (time.Duration, bool) { return r.AudioTTFP, true },
+// request has no value, which fails the SLO (latest upstream: an unmeasured TPOT is not
+// good). A request without text or audio has a TTFT or AUDIO_TTFP of 0 there, which
+// meets any SLO, as upstream judges it.
+var goodputValue = map[string]func(r *record.Record) (time.Duration, bool){
+	"ttft":       orZero(record.TTFT),
+	"tpot":       record.TPOT,
+	"e2el":       func(r *record.Record) (time.Duration, bool) { return record.E2EL(r), true },
+	"ttfc":       record.TTFC,
+	"audio_ttfp": orZero(record.AudioTTFP),
+}
+
+func orZero(f func(*record.Record) (time.Duration, bool)) func(*record.Record) (time.Duration, bool) {
+	return func(r *record.Record) (time.Duration, bool) {
+		v, _ := f(r)
+		return v, true
+	}
+}
+
+// isGood reports whether a successful request meets every SLO.
+func isGood(r *record.Record, slos []SLO) bool {
+	for _, s := range slos {
+		v, ok := goodputValue[s.Metric](r)
+		if !ok || v > s.Max {
+			return false
+		}
+	}
+	return true
 }
 
 // ParseGoodput parses `--goodput` arguments ("ttft:500", "e2el:20000"), values in ms.
@@ -85,7 +107,7 @@ func ParseGoodput(args []string) ([]SLO, error) {
 	return out, nil
 }
 
-// Options configure Aggregate and an Accumulator. The zero value is omnik's default.
+// Options configure an Accumulator. The zero value is omnik's default.
 type Options struct {
 	// Percentiles of `--metric-percentiles`; nil means [99]. They are fixed at aggregation
 	// because the printed blocks and the result file must agree.
@@ -96,14 +118,11 @@ type Options struct {
 	ContinuityThreshold time.Duration
 	MaxConcurrency      int     // printed when > 0
 	RequestRate         float64 // configured RPS; 0 or +Inf means unbounded ("inf")
-	// ExactSamples is how many values each distribution keeps (8 bytes each) for exact
-	// statistics; past it, its median and percentiles come from an HDR histogram of
-	// constant size (Dist.ErrorBound). 0 means DefaultExactSamples.
-	ExactSamples int
+	// TrendBudget is how many values each distribution keeps for exact statistics before
+	// an HDR histogram takes over (Dist.ErrorBound): the run's metrics' budget, so rows and
+	// thresholds switch together. 0 means metrics.DefaultTrendBudget.
+	TrendBudget int
 }
-
-// DefaultExactSamples is the default of Options.ExactSamples: 1.6 MB per distribution.
-const DefaultExactSamples = 200_000
 
 func (o Options) percentiles() []float64 {
 	if o.Percentiles == nil {
@@ -117,11 +136,4 @@ func (o Options) continuityThreshold() time.Duration {
 		return 100 * time.Millisecond
 	}
 	return o.ContinuityThreshold
-}
-
-func (o Options) exactSamples() int {
-	if o.ExactSamples <= 0 {
-		return DefaultExactSamples
-	}
-	return o.ExactSamples
 }

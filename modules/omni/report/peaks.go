@@ -4,10 +4,12 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
 // timeline keeps what the 1-second peaks of §4.2 need without keeping requests: per
-// millisecond of the run's shared origin, the output tokens that arrived and the change
+// millisecond of the run's timeline (record.Record.Offset), the output tokens that arrived and the change
 // in active requests, in one pair of arrays per second that saw an event (8 kB). t0, the
 // earliest successful start, is known only at the end, so the buckets are cut then.
 //
@@ -45,36 +47,25 @@ func (tl *timeline) at(t time.Duration) (*msCounts, int) {
 }
 
 // add counts a successful request: its token times are start + TTFT, then one per ITL
-// entry, cumulatively.
-func (tl *timeline) add(q *Request) {
-	end := q.Start + q.Latency
-	tl.first, tl.last = min(tl.first, q.Start), max(tl.last, end)
-	// Latest upstream skips requests without text so image runs get no fake token.
-	if q.OutputTokens > 0 || len(q.ITL) > 0 || q.TTFT > 0 {
-		t := q.Start + q.TTFT
+// entry, cumulatively. Latest upstream skips requests without text, so image and speech
+// runs get no fake token.
+func (tl *timeline) add(r *record.Record) {
+	start, end := r.Offset, r.Offset+record.E2EL(r)
+	tl.first, tl.last = min(tl.first, start), max(tl.last, end)
+	if ttft, ok := record.TTFT(r); ok {
+		t := start + ttft
 		c, i := tl.at(t)
 		c.tokens[i]++
-		for _, gap := range q.ITL {
+		for _, gap := range record.ITL(r) {
 			t += gap
 			c, i = tl.at(t)
 			c.tokens[i]++
 		}
 	}
-	c, i := tl.at(q.Start)
+	c, i := tl.at(start)
 	c.active[i]++
 	c, i = tl.at(end + time.Second)
 	c.active[i]--
-}
-
-func (tl *timeline) merge(o *timeline) {
-	tl.first, tl.last = min(tl.first, o.first), max(tl.last, o.last)
-	for sec, oc := range o.seconds {
-		c, _ := tl.at(time.Duration(sec) * time.Second)
-		for i := range oc.tokens {
-			c.tokens[i] += oc.tokens[i]
-			c.active[i] += oc.active[i]
-		}
-	}
 }
 
 // peaks returns the largest number of output tokens and of active requests in one of the

@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"github.com/omnik-dev/omnik/modules/omni/chunk"
+	"github.com/omnik-dev/omnik/modules/omni/record"
 	"strings"
 	"testing"
 	"time"
@@ -57,11 +59,11 @@ func render(t *testing.T, r *Result, opts RenderOptions) string {
 
 func TestRenderBlockRules(t *testing.T) {
 	t.Parallel()
-	allFailed := Aggregate([]Request{{Error: "boom"}}, time.Second, Options{})
-	speech := Aggregate([]Request{{Success: true, Latency: time.Second, AudioTTFP: ms(100),
-		AudioDuration: 2 * time.Second, AudioFrames: 48000, AudioUnderrun: ptr(ms(20))}}, time.Second, Options{})
-	images := Aggregate([]Request{{Success: true, Latency: time.Second, Images: 1, ImagePixels: 4}}, time.Second, Options{})
-	mixed := Aggregate(mixedRun(), 4*time.Second, Options{MaxConcurrency: 4, RequestRate: 2, Goodput: []SLO{{"e2el", time.Second}}})
+	allFailed := aggregate([]*record.Record{req(failed(record.KindConnect))}, time.Second, Options{})
+	// Two 1 s chunks, the second 20 ms late.
+	speech := aggregate([]*record.Record{req(at(0, 1200), speech(48000, 100, 1120))}, time.Second, Options{})
+	images := aggregate([]*record.Record{req(at(0, 1000), image(10, 4, 0, 0))}, time.Second, Options{})
+	mixed := aggregate(mixedRun(), 4*time.Second, Options{MaxConcurrency: 4, RequestRate: 2, Goodput: []SLO{{"e2el", time.Second}}})
 	ref, err := ParseMetrics(ReferenceMetrics)
 	if err != nil {
 		t.Fatal(err)
@@ -88,14 +90,14 @@ func TestRenderBlockRules(t *testing.T) {
 			[]string{"Text Result", "Mean denoise", "Image Generation"}},
 		{"reference defaults: no E2EL, no audio blocks", mixed, RenderOptions{Metrics: ref},
 			[]string{"Maximum request concurrency:             4         \n", "Request rate configured (RPS):           2.00      \n",
-				"Request goodput (req/s):                 0.50      \n", "P99 ITL (ms):", "Streaming continuity OK rate:            66.67%    \n"},
+				"Request goodput (req/s):                 0.50      \n", "P99 ITL (ms):", "Streaming continuity OK rate:            0.00%     \n"},
 			[]string{"E2EL", "AUDIO_TTFP", "Stage Benchmark Result"}},
 		{"audio blocks follow the given order", mixed, RenderOptions{Metrics: []string{"audio_rtf", "audio_ttfp"}},
-			[]string{"Real Time Factor-----------------\nMean AUDIO_RTF:                          0.17      \nMedian AUDIO_RTF:                        0.00      \nP99 AUDIO_RTF:                           0.49      \n---------------Time to First Packet"},
+			[]string{"Real Time Factor-----------------\nMean AUDIO_RTF:                          4.00      \nMedian AUDIO_RTF:                        4.00      \nP99 AUDIO_RTF:                           7.43      \n---------------Time to First Packet"},
 			[]string{"TTFT"}},
 		{"a scenario title", mixed, RenderOptions{Title: "Scenario chat"},
 			[]string{strings.Repeat("=", 17) + " Scenario chat " + strings.Repeat("=", 18) + "\n"}, []string{"Serving Benchmark Result"}},
-		{"stage section needs stage data", mixed, RenderOptions{Stages: true}, nil, []string{"Stage Benchmark Result"}},
+		{"stage section needs stage data", speech, RenderOptions{Stages: true}, nil, []string{"Stage Benchmark Result"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,15 +120,21 @@ func TestRenderBlockRules(t *testing.T) {
 	}
 }
 
-// TestRenderAggregatedRun pins the whole path, requests → Aggregate → Render with omnik's
-// defaults and the stage section, including the stage-only rows the seeds do not show.
+// TestRenderAggregatedRun pins the whole path, records → Accumulator → Render with
+// omnik's defaults and the stage section, including the stage-only rows the seeds do not
+// show.
 func TestRenderAggregatedRun(t *testing.T) {
 	t.Parallel()
-	reqs := mixedRun()
+	recs := mixedRun()
 	for i, s := range stagedRun() {
-		reqs[i].Stages = s.Stages
+		for k, st := range s.Stages {
+			if recs[i].Stages == nil {
+				recs[i].Stages = map[string]chunk.Stage{}
+			}
+			recs[i].Stages[k] = st
+		}
 	}
-	r := Aggregate(reqs, 4*time.Second, Options{Percentiles: []float64{50, 99.9}})
+	r := aggregate(recs, 4*time.Second, Options{Percentiles: []float64{50, 99.9}})
 	compareGolden(t, "aggregated_run.golden", render(t, r, RenderOptions{Stages: true}))
 }
 

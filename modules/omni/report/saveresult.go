@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
 // RunInfo is what the `--save-result` file records about the run besides its Result.
@@ -171,18 +173,26 @@ func putDist(m map[string]any, key string, d Dist) {
 }
 
 // SaveDetailed adds the `--save-detailed` per-request arrays to a SaveResult object. All
-// requests are listed in order, failed ones with an output length of 0; times are in s.
-func SaveDetailed(m map[string]any, reqs []Request) {
-	n := len(reqs)
+// requests are listed in order, failed ones with an output length of 0; times are in s,
+// starts on the run's timeline.
+func SaveDetailed(m map[string]any, recs []*record.Record) {
+	n := len(recs)
 	inputs, outputs := make([]int, n), make([]int, n)
 	starts, ttfts := make([]float64, n), make([]float64, n)
 	itls, texts, errs := make([][]float64, n), make([]string, n), make([]string, n)
-	for i := range reqs {
-		q := &reqs[i]
-		inputs[i], starts[i], ttfts[i] = q.InputTokens, q.Start.Seconds(), q.TTFT.Seconds()
-		itls[i], texts[i], errs[i] = seconds(q.ITL), q.GeneratedText, q.Error
-		if q.Success {
-			outputs[i] = q.OutputTokens
+	for i, r := range recs {
+		ttft, _ := record.TTFT(r)
+		inputs[i], starts[i], ttfts[i] = r.Usage.Prompt, r.Offset.Seconds(), ttft.Seconds()
+		itl := record.ITL(r)
+		itls[i] = make([]float64, len(itl))
+		for j, d := range itl {
+			itls[i][j] = d.Seconds()
+		}
+		texts[i] = r.Text
+		if r.OK() {
+			outputs[i] = r.Usage.Completion
+		} else {
+			errs[i] = r.Err.Error()
 		}
 	}
 	m["input_lens"], m["output_lens"], m["start_times"] = inputs, outputs, starts

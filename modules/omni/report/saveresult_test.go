@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/omnik-dev/omnik/modules/omni/record"
 	"math"
 	"strings"
 	"testing"
@@ -53,15 +54,15 @@ func TestSaveResultKeysAndValues(t *testing.T) {
 func TestSaveResultDropsEmptyAndTextlessMetrics(t *testing.T) {
 	t.Parallel()
 	slos, _ := ParseGoodput([]string{"e2el:2000"})
-	r := Aggregate([]Request{{Success: true, Latency: time.Second, Images: 1}}, 2*time.Second,
+	r := aggregate([]*record.Record{req(at(0, 1000), image(10, 64, 5, 0))}, 2*time.Second,
 		Options{Percentiles: []float64{50, 99.9}, Goodput: slos, RequestRate: 0.5})
 	m := SaveResult(r, RunInfo{}, []string{"ttft", "tpot", "e2el", "audio_rtf", "audio_duration"})
-	for _, k := range []string{"mean_ttft_ms", "p99.9_tpot_ms"} {
+	for _, k := range []string{"mean_ttft_ms", "p99.9_tpot_ms", "p50_audio_rtf"} {
 		if _, ok := m[k]; ok {
 			t.Errorf("text key %s saved for a run without tokens", k)
 		}
 	}
-	for k, v := range map[string]any{"p99.9_e2el_ms": 1000.0, "p50_audio_rtf": 0.0, "mean_audio_duration_s": 0.0, "request_rate": 0.5} {
+	for k, v := range map[string]any{"p99.9_e2el_ms": 1000.0, "mean_audio_duration_s": 0.0, "request_rate": 0.5} {
 		if m[k] != v {
 			t.Errorf("%s = %#v, want %#v", k, m[k], v)
 		}
@@ -73,7 +74,7 @@ func TestSaveResultDropsEmptyAndTextlessMetrics(t *testing.T) {
 
 func TestWriteResultIsFiniteJSON(t *testing.T) {
 	t.Parallel()
-	m := SaveResult(Aggregate(nil, 0, Options{}), seedInfo, nil)
+	m := SaveResult(aggregate(nil, 0, Options{}), seedInfo, nil)
 	var buf bytes.Buffer
 	if err := WriteResult(&buf, m); err != nil {
 		t.Fatal(err)
@@ -94,7 +95,7 @@ func TestSaveDetailed(t *testing.T) {
 	t.Parallel()
 	m := map[string]any{}
 	SaveDetailed(m, mixedRun())
-	if got := m["output_lens"].([]int); len(got) != 4 || got[0] != 5 || got[2] != 0 {
+	if got := m["output_lens"].([]int); len(got) != 5 || got[0] != 5 || got[2] != 0 {
 		t.Errorf("output_lens = %v", got)
 	}
 	if got := m["input_lens"].([]int); got[2] != 70 {
@@ -106,10 +107,10 @@ func TestSaveDetailed(t *testing.T) {
 	if got := m["itls"].([][]float64); len(got[0]) != 4 || got[0][3] != 0.6 {
 		t.Errorf("itls = %v", got)
 	}
-	if got := m["errors"].([]string); got[2] != "HTTP 500" || got[0] != "" {
+	if got := m["errors"].([]string); got[2] != "http_status: HTTP 500" || got[0] != "" {
 		t.Errorf("errors = %v", got)
 	}
-	if got := m["ttfts"].([]float64); got[0] != 0.5 || len(m["generated_texts"].([]string)) != 4 {
+	if got := m["ttfts"].([]float64); got[0] != 0.5 || len(m["generated_texts"].([]string)) != 5 {
 		t.Errorf("ttfts = %v", got)
 	}
 }
@@ -132,7 +133,7 @@ func TestResultFilename(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if got := ResultFilename(Aggregate(nil, 0, tt.opts), tt.info); got != tt.want {
+			if got := ResultFilename(aggregate(nil, 0, tt.opts), tt.info); got != tt.want {
 				t.Errorf("ResultFilename = %q, want %q", got, tt.want)
 			}
 		})

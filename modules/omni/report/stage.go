@@ -1,6 +1,6 @@
 package report
 
-import "strconv"
+import "github.com/omnik-dev/omnik/modules/omni/chunk"
 
 // StageKind is how a stage's rows are printed, inferred from its output types as upstream
 // does (no stage descriptor exists).
@@ -23,7 +23,7 @@ type StageResult struct {
 	Name string
 	Kind StageKind
 
-	GenTime     Dist // stage_gen_time, one per row
+	GenTime     Dist // stage_gen_time, one per row that reported it
 	Postprocess Dist // N is 0 unless some row had a postprocess time > 0
 
 	Tokens      int  // text: Σ num_tokens_out
@@ -65,14 +65,14 @@ func stageKind(f, u string) StageKind {
 
 // stageAccumulator folds one stage's rows (§6.3). The kind is known only once a row
 // names the unit type, so each list takes, from every row, the values its kind would
-// take; result reports the lists of the kind. Lists of server ms are kept in s, as the
-// reference converts them before the statistics.
+// take; result reports the lists of the kind. Lists hold the server's values in their
+// own unit (ms, s for audio durations).
 type stageAccumulator struct {
 	id                int
 	rows              int
 	name, final, unit string // the first row's name and final type; the first non-empty unit type
 
-	gen, post                  series // every row, missing = 0
+	gen, post                  series // rows that reported the value
 	anyPost                    bool
 	servingPositive            series // text Serving TTFT and audio Serving TTFP: ttfo > 0
 	servingReported            series // stream TTFC: every reported ttfo, zeros kept
@@ -86,18 +86,14 @@ type stageAccumulator struct {
 
 func newStageAccumulator(id, budget int) *stageAccumulator {
 	s := &stageAccumulator{id: id}
-	for _, l := range s.allSeries() {
+	for _, l := range []*series{&s.gen, &s.post, &s.servingPositive, &s.servingReported, &s.ttft, &s.tpot,
+		&s.itl, &s.rtf, &s.durations, &s.tpop, &s.icl} {
 		*l = newSeries(budget)
 	}
 	return s
 }
 
-func (a *stageAccumulator) allSeries() []*series {
-	return []*series{&a.gen, &a.post, &a.servingPositive, &a.servingReported, &a.ttft, &a.tpot,
-		&a.itl, &a.rtf, &a.durations, &a.tpop, &a.icl}
-}
-
-func (a *stageAccumulator) add(s *Stage) {
+func (a *stageAccumulator) add(s chunk.Stage) {
 	if a.rows == 0 {
 		a.name, a.final = s.Name, s.FinalOutputType
 	}
@@ -105,72 +101,46 @@ func (a *stageAccumulator) add(s *Stage) {
 		a.unit = s.OutputUnitType
 	}
 	a.rows++
-	a.gen.add(s.GenTimeMS / 1000)
-	a.post.add(s.PostprocessMS / 1000)
-	a.anyPost = a.anyPost || s.PostprocessMS > 0
-	a.unitCount += s.OutputUnitCount
-	a.tokens += s.NumTokensOut
-	if s.ServingTTFOMS != nil {
-		addPositiveMS(a.servingPositive, *s.ServingTTFOMS)
-		a.servingReported.add(*s.ServingTTFOMS / 1000)
-	}
-	addPositiveMS(a.ttft, s.VLLMTTFTMS)
-	addPositiveMS(a.tpot, s.VLLMTPOTMS)
-	addSeriesMS(a.itl, s.VLLMITLsMS, s.VLLMMeanITLMS)
-	if s.AudioRTF > 0 {
-		a.rtf.add(s.AudioRTF)
-	}
-	frames := s.AudioFrames
+	v, l := s.Values, s.Lists
+	addIf(a.gen, v, "stage_gen_time_ms", false)
+	addIf(a.post, v, "postprocess_time_ms", false)
+	a.anyPost = a.anyPost || v["postprocess_time_ms"] > 0
+	a.unitCount += int(v["output_unit_count"])
+	a.tokens += int(v["num_tokens_out"])
+	addIf(a.servingPositive, v, "serving_time_to_first_output_ms", true)
+	addIf(a.servingReported, v, "serving_time_to_first_output_ms", false)
+	addIf(a.ttft, v, "vllm_ttft_ms", true)
+	addIf(a.tpot, v, "vllm_tpot_ms", true)
+	addGaps(a.itl, l["vllm_itls_ms"], v, "vllm_itl_ms")
+	addIf(a.rtf, v, "audio_rtf", true)
+	frames := int64(v["audio_frames"])
 	if frames <= 0 && s.OutputUnitType == "audio" {
-		frames = int64(s.OutputUnitCount)
+		frames = int64(v["output_unit_count"])
 	}
 	a.frames += frames
-	if s.AudioDurationS > 0 {
-		a.durations.add(s.AudioDurationS)
-		a.audioSeconds += s.AudioDurationS
+	if d := v["audio_duration_s"]; d > 0 {
+		a.durations.add(d)
+		a.audioSeconds += d
 	} else {
 		a.missing++
 	}
-	if s.OutputUnitCount > 1 && s.TPOPMS != nil {
-		a.tpop.add(*s.TPOPMS / 1000)
+	if v["output_unit_count"] > 1 {
+		addIf(a.tpop, v, "time_per_output_unit_ms", false)
 	}
-	addSeriesMS(a.icl, s.ICLMS, s.MeanICLMS)
+	addGaps(a.icl, l["inter_output_latencies_ms"], v, "inter_output_latency_ms")
 }
 
-// merge adds o's rows after a's own; o is left unchanged.
-func (a *stageAccumulator) merge(o *stageAccumulator) {
-	if a.rows == 0 {
-		a.name, a.final = o.name, o.final
-	}
-	if a.unit == "" {
-		a.unit = o.unit
-	}
-	a.rows += o.rows
-	theirs := o.allSeries()
-	for i, l := range a.allSeries() {
-		l.merge(*theirs[i])
-	}
-	a.anyPost = a.anyPost || o.anyPost
-	a.tokens += o.tokens
-	a.unitCount += o.unitCount
-	a.missing += o.missing
-	a.frames += o.frames
-	a.audioSeconds += o.audioSeconds
-}
-
-// result reports the lists and totals of the stage's kind; the others stay zero.
+// result reports the lists and totals of the stage's kind; the others stay empty.
 func (a *stageAccumulator) result(ps []float64) StageResult {
-	sr := StageResult{ID: a.id, Name: a.name, GenTime: a.gen.dist(ps, 1000)}
-	if sr.Name == "" {
-		sr.Name = "stage_" + strconv.Itoa(a.id)
-	}
+	sr := StageResult{ID: a.id, Name: chunk.Stage{ID: a.id, Name: a.name}.DisplayName(), GenTime: a.gen.dist(ps, 1)}
 	unit := a.unit
 	if unit == "" {
 		unit = "other"
 	}
 	sr.Kind = stageKind(a.final, unit)
+	empty := newSeries(0).dist(ps, 1)
 	if a.anyPost {
-		sr.Postprocess = a.post.dist(ps, 1000)
+		sr.Postprocess = a.post.dist(ps, 1)
 	}
 	if unit == "image" {
 		sr.Images = a.unitCount
@@ -178,39 +148,41 @@ func (a *stageAccumulator) result(ps []float64) StageResult {
 	// Lists of other kinds report as empty, whatever their rows carried.
 	for _, d := range []*Dist{&sr.ServingTTFT, &sr.TTFT, &sr.TPOT, &sr.ITL, &sr.ServingTTFP, &sr.AudioRTF,
 		&sr.AudioDurations, &sr.TTFC, &sr.TPOP, &sr.ICL} {
-		*d = summarize(nil, ps, 1)
+		*d = empty
 	}
 	switch sr.Kind {
 	case StageText:
 		sr.Tokens = a.tokens
-		sr.ServingTTFT = a.servingPositive.dist(ps, 1000)
-		sr.TTFT, sr.TPOT, sr.ITL = a.ttft.dist(ps, 1000), a.tpot.dist(ps, 1000), a.itl.dist(ps, 1000)
+		sr.ServingTTFT = a.servingPositive.dist(ps, 1)
+		sr.TTFT, sr.TPOT, sr.ITL = a.ttft.dist(ps, 1), a.tpot.dist(ps, 1), a.itl.dist(ps, 1)
 	case StageAudio:
 		sr.AudioFrames, sr.AudioDuration, sr.MissingAudioDuration = a.frames, a.audioSeconds, a.missing
-		sr.ServingTTFP = a.servingPositive.dist(ps, 1000)
+		sr.ServingTTFP = a.servingPositive.dist(ps, 1)
 		sr.AudioRTF, sr.AudioDurations = a.rtf.dist(ps, 1), a.durations.dist(ps, 1)
 	case StageStream:
-		sr.TTFC, sr.TPOP, sr.ICL = a.servingReported.dist(ps, 1000), a.tpop.dist(ps, 1000), a.icl.dist(ps, 1000)
+		sr.TTFC, sr.TPOP, sr.ICL = a.servingReported.dist(ps, 1), a.tpop.dist(ps, 1), a.icl.dist(ps, 1)
 	}
 	return sr
 }
 
-func addPositiveMS(s series, ms float64) {
-	if ms > 0 {
-		s.add(ms / 1000)
+// addIf adds the row's value of key when the row reported it (and, with positive, when
+// it is above 0).
+func addIf(s series, values map[string]float64, key string, positive bool) {
+	if v, ok := values[key]; ok && (!positive || v > 0) {
+		s.add(v)
 	}
 }
 
-// addSeriesMS adds a row's list of gaps, or its single mean when the server sent no list.
-func addSeriesMS(s series, list []float64, mean *float64) {
-	switch {
-	case list != nil:
+// addGaps adds a row's list of gaps, or its single mean (meanKey) when the server sent
+// no list.
+func addGaps(s series, list []float64, values map[string]float64, meanKey string) {
+	if list != nil {
 		for _, v := range list {
-			s.add(v / 1000)
+			s.add(v)
 		}
-	case mean != nil:
-		s.add(*mean / 1000)
+		return
 	}
+	addIf(s, values, meanKey, false)
 }
 
 var stageKindNames = map[StageKind]string{

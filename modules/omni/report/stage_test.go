@@ -1,37 +1,47 @@
 package report
 
 import (
-	"encoding/json"
 	"testing"
+
+	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
 // stagedRun is a Qwen3-Omni-like run plus an image stage and an unnamed stage.
-func stagedRun() []Request {
-	return []Request{
-		{Success: true, Stages: []Stage{
-			{ID: 0, Name: "thinker", FinalOutputType: "text", OutputUnitType: "text", OutputUnitCount: 20,
-				GenTimeMS: 1000, PostprocessMS: 5, ServingTTFOMS: ptr(100.0), VLLMTTFTMS: 90, VLLMTPOTMS: 10,
-				VLLMITLsMS: []float64{10, 12}, NumTokensOut: 20},
-			{ID: 1, Name: "talker", FinalOutputType: "latent", OutputUnitType: "stream", OutputUnitCount: 5,
-				GenTimeMS: 2000, ServingTTFOMS: ptr(0.0), TPOPMS: ptr(12.0), ICLMS: []float64{11, 13}},
-			{ID: 2, Name: "code2wav", FinalOutputType: "audio", OutputUnitType: "audio", OutputUnitCount: 48000,
-				GenTimeMS: 3000, ServingTTFOMS: ptr(300.0), AudioDurationS: 2},
-			{ID: 3, Name: "dit", FinalOutputType: "image", OutputUnitType: "image", OutputUnitCount: 2, GenTimeMS: 5000},
-		}},
-		{Success: true, Stages: []Stage{
-			{ID: 2, OutputUnitType: "audio", GenTimeMS: 1000, ServingTTFOMS: ptr(0.0), AudioFrames: 24000},
-			{ID: 0, Name: "ignored: the first row names the stage", GenTimeMS: 3000, ServingTTFOMS: ptr(300.0),
-				VLLMMeanITLMS: ptr(14.0), NumTokensOut: 30},
-			{ID: 1, OutputUnitType: "stream", OutputUnitCount: 1, GenTimeMS: 4000, TPOPMS: ptr(99.0), MeanICLMS: ptr(15.0)},
-		}},
-		{Success: false, Stages: []Stage{{ID: 5, Name: "failed requests are ignored"}}},
-		{Success: true, Stages: []Stage{{ID: 7, GenTimeMS: 1}}},
+func stagedRun() []*record.Record {
+	v := func(kv ...any) map[string]float64 {
+		m := map[string]float64{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1].(float64)
+		}
+		return m
+	}
+	return []*record.Record{
+		req(withStages(
+			stage(0, "thinker", "text", "text", v("output_unit_count", 20.0, "stage_gen_time_ms", 1000.0, "postprocess_time_ms", 5.0,
+				"serving_time_to_first_output_ms", 100.0, "vllm_ttft_ms", 90.0, "vllm_tpot_ms", 10.0, "num_tokens_out", 20.0),
+				map[string][]float64{"vllm_itls_ms": {10, 12}}),
+			stage(1, "talker", "latent", "stream", v("output_unit_count", 5.0, "stage_gen_time_ms", 2000.0,
+				"serving_time_to_first_output_ms", 0.0, "time_per_output_unit_ms", 12.0),
+				map[string][]float64{"inter_output_latencies_ms": {11, 13}}),
+			stage(2, "code2wav", "audio", "audio", v("output_unit_count", 48000.0, "stage_gen_time_ms", 3000.0,
+				"serving_time_to_first_output_ms", 300.0, "audio_duration_s", 2.0), nil),
+			stage(3, "dit", "image", "image", v("output_unit_count", 2.0, "stage_gen_time_ms", 5000.0), nil),
+		)),
+		req(withStages(
+			stage(2, "", "", "audio", v("stage_gen_time_ms", 1000.0, "serving_time_to_first_output_ms", 0.0, "audio_frames", 24000.0), nil),
+			stage(0, "ignored: the first row names the stage", "", "", v("stage_gen_time_ms", 3000.0, "postprocess_time_ms", 0.0,
+				"serving_time_to_first_output_ms", 300.0, "vllm_itl_ms", 14.0, "num_tokens_out", 30.0), nil),
+			stage(1, "", "", "stream", v("output_unit_count", 1.0, "stage_gen_time_ms", 4000.0, "time_per_output_unit_ms", 99.0,
+				"inter_output_latency_ms", 15.0), nil),
+		)),
+		req(failed(record.KindHTTPStatus), withStages(stage(5, "failed requests are ignored", "", "", nil, nil))),
+		req(withStages(stage(7, "", "", "", v("stage_gen_time_ms", 1.0), nil), stage(0, "", "", "", nil, nil))),
 	}
 }
 
 func TestAggregateStages(t *testing.T) {
 	t.Parallel()
-	st := aggregateStages(stagedRun(), []float64{99})
+	st := aggregate(stagedRun(), 0, Options{}).Stages
 	if len(st) != 5 {
 		t.Fatalf("got %d stages, want 5 (ids 0 1 2 3 7)", len(st))
 	}
@@ -41,8 +51,9 @@ func TestAggregateStages(t *testing.T) {
 		got, want float64
 	}{
 		{"ids ascending", float64(other.ID), 7},
-		{"text gen time mean", text.GenTime.Mean, 2000},
-		{"text postprocess kept when any > 0", text.Postprocess.Mean, 2.5},
+		{"text gen time: rows that reported it", text.GenTime.Mean, 2000},
+		{"text gen time samples", float64(text.GenTime.N), 2},
+		{"text postprocess kept when any > 0, reported zeros count", text.Postprocess.Mean, 2.5},
 		{"text tokens", float64(text.Tokens), 50},
 		{"text serving ttft", text.ServingTTFT.Mean, 200},
 		{"text engine ttft (> 0 only)", float64(text.TTFT.N), 1},
@@ -98,21 +109,5 @@ func TestStageKind(t *testing.T) {
 		if got := stageKind(tt.final, tt.unit); got != tt.want {
 			t.Errorf("stageKind(%q, %q) = %v, want %v", tt.final, tt.unit, got, tt.want)
 		}
-	}
-}
-
-func TestStageDecodesWireKeys(t *testing.T) {
-	t.Parallel()
-	raw := `{"stage_id": 1, "stage_name": "talker", "final_output_type": "latent", "output_unit_type": "stream",
-		"output_unit_count": 140, "stage_gen_time_ms": 16326.3, "serving_time_to_first_output_ms": 0,
-		"time_per_output_unit_ms": null, "inter_output_latencies_ms": [11.5, 12.1], "vllm_ttft_ms": 1.5,
-		"num_tokens_out": 139, "audio_duration_s": 0, "batch_size": 1}`
-	var s Stage
-	if err := json.Unmarshal([]byte(raw), &s); err != nil {
-		t.Fatal(err)
-	}
-	if s.ID != 1 || s.Name != "talker" || s.OutputUnitCount != 140 || s.GenTimeMS != 16326.3 ||
-		s.ServingTTFOMS == nil || *s.ServingTTFOMS != 0 || s.TPOPMS != nil || len(s.ICLMS) != 2 || s.NumTokensOut != 139 {
-		t.Errorf("decoded %+v", s)
 	}
 }

@@ -1,61 +1,57 @@
-package main
+package testrun
 
 import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/omnik-dev/omnik/js"
 	"github.com/omnik-dev/omnik/metrics"
 	"golang.org/x/term"
 )
 
 const handleSummaryTimeout = 2 * time.Minute
 
-func buildSummary(t *loadedTest, snap *metrics.Snapshot, ev metrics.Evaluation, d time.Duration, sections []metrics.Section, stdout io.Writer) *metrics.Summary {
-	unit := "ms"
-	if t.opts.SummaryTimeUnit != nil {
-		unit = *t.opts.SummaryTimeUnit
-	}
-	opts := metrics.SummaryOptions{TrendStats: t.trendStats, TimeUnit: unit, NoColor: noColor(t.opts) || !isTerminal(stdout)}
-	return metrics.NewSummary(snap, ev, d, opts, sections...)
-}
-
 // emitSummary prints the summary (or what handleSummary returns instead) and writes
-// --summary-export. A failing handleSummary falls back to the default summary; its
-// error is returned so the run exits 107.
-func emitSummary(r *js.Runner, s *metrics.Summary, f *runFlags, stdout, stderr io.Writer, log *slog.Logger) error {
-	if f.summaryExport != "" {
-		if err := writeFile(f.summaryExport, s.WriteJSON); err != nil {
-			log.Error("--summary-export", "err", err)
-		}
-	}
+// SummaryExport. A failing handleSummary falls back to the default summary; its error is
+// returned so the run exits 107.
+func (t *Test) emitSummary(s *metrics.Summary) error {
+	o := &t.opts
+	exportSummary(s, o.SummaryExport, o.Log)
 	var hsErr error
-	if r.HasExport("handleSummary") {
+	if r := t.runner; r.HasExport("handleSummary") {
 		data, err := s.Map()
 		if err == nil {
 			var out map[string][]byte
 			var ok bool
 			out, ok, err = r.HandleSummary(context.Background(), data, handleSummaryTimeout)
 			if err == nil && ok {
-				return writeSummaryOutputs(out, stdout, stderr)
+				return writeSummaryOutputs(out, o.Stdout, o.Stderr)
 			}
 		}
 		if err != nil {
-			log.Error("handleSummary failed; printing the default summary", "err", err)
+			o.Log.Error("handleSummary failed; printing the default summary", "err", err)
 			hsErr = err
 		}
 	}
-	if !f.noSummary {
-		if err := s.WriteText(stdout); err != nil {
+	if !o.NoSummary {
+		if err := s.WriteText(o.Stdout); err != nil {
 			return err
 		}
 	}
 	return hsErr
+}
+
+// exportSummary writes --summary-export, when asked; a failure is logged, the run goes on.
+func exportSummary(s *metrics.Summary, path string, log interface{ Error(string, ...any) }) {
+	if path == "" {
+		return
+	}
+	if err := writeFile(path, s.WriteJSON); err != nil {
+		log.Error("--summary-export", "err", err)
+	}
 }
 
 // writeSummaryOutputs writes handleSummary's {stdout|stderr|path: content}.
@@ -95,22 +91,7 @@ func writeFile(path string, write func(io.Writer) error) error {
 }
 
 // isTerminal reports whether w is a terminal; colours go only to terminals.
-func isTerminal(w io.Writer) bool {
+func isTerminal(w any) bool {
 	f, ok := w.(interface{ Fd() uintptr })
 	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// checkWritable fails when a file could not be created at path, without touching a file
-// already there (a previous run's summary stays until this run replaces it).
-func checkWritable(path string) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".omnik-check-*")
-	if err != nil {
-		return err
-	}
-	f.Close()
-	return os.Remove(f.Name())
 }

@@ -1,0 +1,233 @@
+package metrics
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// ResultHandler receives what ReadResults reads, in file order.
+type ResultHandler interface {
+	// Samples gets consecutive Point lines as samples; the handler keeps the slice.
+	Samples(batch []Sample)
+	// Entry gets every other line by type ("Run", "Record", "End", or a type a newer
+	// omnik added) with its raw data. An error stops the read and is returned.
+	Entry(typ string, data json.RawMessage) error
+}
+
+// ReadStats says what ReadResults skipped.
+type ReadStats struct {
+	Lines int // lines read, empty ones excluded
+	// Bad counts lines that are not result lines (not JSON, a Point of a metric no
+	// Metric line declared, a Metric that contradicts an earlier one); FirstBad is the
+	// line number and reason of the first.
+	Bad      int
+	FirstBad string
+	// Truncated is set when the file ends in the middle of a line or of its gzip stream,
+	// as the file of a killed run does: what came before was read.
+	Truncated bool
+}
+
+// ErrNotResults is returned for input whose first line is not a result line.
+var ErrNotResults = errors.New("not an omnik result file")
+
+// MaxResultLine bounds one line of a result file (a record of a very long stream); a
+// longer line is counted as bad and skipped, so a hostile file cannot exhaust memory.
+const MaxResultLine = 64 << 20
+
+const pointBatch = 512
+
+// ReadResults reads an NDJSON result file written by the json output, gzip-compressed
+// or not; several files concatenated read as one. Metric lines register their metric in
+// reg; Point lines become samples; every other line goes to h.Entry. Bad lines are
+// counted and skipped, never fatal; only input whose first line is not a result line
+// fails, with ErrNotResults.
+func ReadResults(r io.Reader, reg *Registry, h ResultHandler) (ReadStats, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return ReadStats{}, fmt.Errorf("%w: broken gzip header: %v", ErrNotResults, err)
+		}
+		br = bufio.NewReaderSize(zr, 64<<10)
+	}
+	rd := &resultReader{in: br, reg: reg, h: h, metrics: map[string]*Metric{}}
+	err := rd.run()
+	return rd.stats, err
+}
+
+type resultReader struct {
+	in      *bufio.Reader
+	reg     *Registry
+	h       ResultHandler
+	metrics map[string]*Metric // declared by Metric lines
+	batch   []Sample
+	stats   ReadStats
+	lineNo  int
+}
+
+type resultLine struct {
+	Type   string          `json:"type"`
+	Metric string          `json:"metric"`
+	Data   json.RawMessage `json:"data"`
+}
+
+type pointData struct {
+	Time     time.Time         `json:"time"`
+	Value    *float64          `json:"value"`
+	Tags     map[string]string `json:"tags"`
+	Metadata map[string]string `json:"metadata"`
+}
+
+type metricData struct {
+	Name     string `json:"name"`
+	Type     string `json:"type"`
+	Contains string `json:"contains"`
+}
+
+func (rd *resultReader) run() error {
+	for {
+		line, complete, err := rd.next()
+		if len(bytes.TrimSpace(line)) > 0 {
+			rd.lineNo++
+			rd.stats.Lines++
+			if perr := rd.line(line, complete); perr != nil {
+				return perr
+			}
+		}
+		switch {
+		case errors.Is(err, io.EOF):
+			rd.flush()
+			return nil
+		case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrChecksum):
+			rd.stats.Truncated = true
+			rd.flush()
+			return nil
+		case err != nil:
+			rd.flush()
+			return err
+		}
+	}
+}
+
+// next reads one line without its newline; complete is false when the input ended
+// before the newline. A line past MaxResultLine is drained and returned empty, counted.
+func (rd *resultReader) next() (line []byte, complete bool, err error) {
+	var buf []byte
+	for {
+		chunk, err := rd.in.ReadSlice('\n')
+		if len(buf)+len(chunk) > MaxResultLine {
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = rd.in.ReadSlice('\n')
+			}
+			rd.lineNo++
+			rd.bad(fmt.Sprintf("longer than %d MiB", MaxResultLine>>20))
+			return nil, err == nil, err
+		}
+		buf = append(buf, chunk...)
+		switch {
+		case err == nil:
+			return buf[:len(buf)-1], true, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		}
+		return buf, false, err
+	}
+}
+
+func (rd *resultReader) bad(reason string) {
+	if rd.stats.Bad == 0 {
+		rd.stats.FirstBad = fmt.Sprintf("line %d: %s", rd.lineNo, reason)
+	}
+	rd.stats.Bad++
+}
+
+func (rd *resultReader) line(b []byte, complete bool) error {
+	var l resultLine
+	err := json.Unmarshal(b, &l)
+	switch {
+	case err != nil && !complete:
+		rd.stats.Truncated = true
+		return nil
+	case rd.lineNo == 1 && (err != nil || l.Type == ""):
+		return fmt.Errorf("%w: line 1 is not a {\"type\":…,\"data\":…} line (omnik run --out json=FILE writes one)", ErrNotResults)
+	case err != nil:
+		rd.bad("not JSON")
+		return nil
+	}
+	switch l.Type {
+	case "Metric":
+		rd.declare(l.Data)
+	case "Point":
+		rd.point(l.Metric, l.Data)
+	default:
+		rd.flush()
+		return rd.h.Entry(l.Type, l.Data)
+	}
+	return nil
+}
+
+func (rd *resultReader) declare(data json.RawMessage) {
+	var d metricData
+	if err := json.Unmarshal(data, &d); err != nil {
+		rd.bad("Metric: " + err.Error())
+		return
+	}
+	kind, contains, err := ParseKind(d.Type, d.Contains)
+	if err != nil {
+		rd.bad(fmt.Sprintf("Metric %q: %v", d.Name, err))
+		return
+	}
+	m, err := rd.reg.New(d.Name, kind, contains)
+	if err != nil {
+		rd.bad("Metric: " + err.Error())
+		return
+	}
+	rd.metrics[d.Name] = m
+}
+
+func (rd *resultReader) point(name string, data json.RawMessage) {
+	m := rd.metrics[name]
+	if m == nil {
+		rd.bad(fmt.Sprintf("Point of %q before its Metric line", name))
+		return
+	}
+	var p pointData
+	if err := json.Unmarshal(data, &p); err != nil || p.Value == nil {
+		rd.bad(fmt.Sprintf("Point of %q: no time or value", name))
+		return
+	}
+	rd.batch = append(rd.batch, Sample{Metric: m, Tags: NewTagSet(p.Tags), Time: p.Time, Value: *p.Value, Metadata: p.Metadata})
+	if len(rd.batch) >= pointBatch {
+		rd.flush()
+	}
+}
+
+func (rd *resultReader) flush() {
+	if len(rd.batch) > 0 {
+		rd.h.Samples(rd.batch)
+		rd.batch = nil
+	}
+}
+
+// ParseKind reads a metric's kind and value type as Kind.String and ValueType.String
+// spell them.
+func ParseKind(kind, contains string) (Kind, ValueType, error) {
+	for k, name := range kindNames {
+		if name != kind {
+			continue
+		}
+		for v, vname := range valueTypeNames {
+			if vname == contains {
+				return k, v, nil
+			}
+		}
+		return 0, 0, fmt.Errorf("unknown value type %q", contains)
+	}
+	return 0, 0, fmt.Errorf("unknown metric type %q", kind)
+}

@@ -1,0 +1,253 @@
+package record
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/omnik-dev/omnik/modules/omni/chunk"
+)
+
+// Schema names the JSON shape of a request record (docs/metrics.md, "Request records"):
+// snake_case keys, offsets as float milliseconds in "…_ms" keys, counts as integers.
+// A change that renames or re-types a key bumps the major version; a key added later
+// bumps the minor one ("omnik.record/v2.1"), which older readers ignore.
+const Schema = "omnik.record/v2"
+
+const (
+	schemaPrefix = "omnik.record/v"
+	schemaMajor  = 2
+)
+
+// ErrNewerSchema is returned for a record a newer omnik wrote: its meaning may differ.
+var ErrNewerSchema = errors.New("written by a newer omnik")
+
+// FieldError is a record that Decode cannot use: Field is its JSON key path.
+type FieldError struct {
+	Field  string
+	Reason string
+}
+
+func (e *FieldError) Error() string { return fmt.Sprintf("field %q: %s", e.Field, e.Reason) }
+
+// wire is the JSON shape of a record. Times within the request are offsets from its
+// start; the start itself is the wall clock, Offset its monotonic place on the run's
+// timeline, and start_lag_ms how late it left against its intended start.
+type wire struct {
+	Schema        string                 `json:"schema"`
+	Endpoint      string                 `json:"endpoint"`
+	RequestID     string                 `json:"request_id,omitempty"`
+	Status        int                    `json:"status"`
+	OK            bool                   `json:"ok"`
+	Error         *Error                 `json:"error,omitempty"`
+	Tags          map[string]string      `json:"tags,omitempty"`
+	Metadata      map[string]string      `json:"metadata,omitempty"`
+	Start         *time.Time             `json:"start"`
+	OffsetMS      float64                `json:"offset_ms"`
+	StartLagMS    *float64               `json:"start_lag_ms,omitempty"`
+	E2ELMS        *float64               `json:"e2el_ms"`
+	BytesSent     int64                  `json:"bytes_sent"`
+	BytesReceived int64                  `json:"bytes_received"`
+	Usage         Usage                  `json:"usage"`
+	TextChunks    []wireTextChunk        `json:"text_chunks,omitempty"`
+	AudioChunks   []wireAudioChunk       `json:"audio_chunks,omitempty"`
+	ImageMS       []float64              `json:"image_ms,omitempty"`
+	Audio         *Audio                 `json:"audio,omitempty"`
+	Images        *Images                `json:"images,omitempty"`
+	Stages        map[string]chunk.Stage `json:"stages,omitempty"`
+	TextSentMS    []float64              `json:"text_sent_ms,omitempty"`
+	Utterances    []wireUtterance        `json:"utterances,omitempty"`
+}
+
+type wireTextChunk struct {
+	AtMS   float64 `json:"at_ms"`
+	Bytes  int32   `json:"bytes"`
+	Tokens int32   `json:"tokens"` // running usage.completion_tokens, -1 when absent
+}
+
+type wireAudioChunk struct {
+	AtMS   float64 `json:"at_ms"`
+	Bytes  int64   `json:"bytes"`
+	Frames int64   `json:"frames"`
+}
+
+type wireUtterance struct {
+	Index        int      `json:"index"`
+	Text         string   `json:"text"`
+	StartMS      float64  `json:"start_ms"`
+	ReadyMS      *float64 `json:"ready_ms"`
+	FirstAudioMS *float64 `json:"first_audio_ms"`
+	DoneMS       *float64 `json:"done_ms"`
+	Frames       int64    `json:"frames"`
+	Seconds      float64  `json:"seconds"`
+}
+
+// Millis is a duration as JSON float milliseconds, the unit of every "…_ms" key.
+func Millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// fromMillis is the inverse of Millis, exact for any offset a run can have (below 2⁵³ ns,
+// 104 days).
+func fromMillis(ms float64) time.Duration {
+	return time.Duration(math.Round(ms * float64(time.Millisecond)))
+}
+
+// optMillis is an offset that may be unknown (zero): null in JSON.
+func optMillis(d time.Duration) *float64 {
+	if d == 0 {
+		return nil
+	}
+	v := Millis(d)
+	return &v
+}
+
+func fromOptMillis(ms *float64) time.Duration {
+	if ms == nil {
+		return 0
+	}
+	return fromMillis(*ms)
+}
+
+func millisList(ds []time.Duration) []float64 {
+	if len(ds) == 0 {
+		return nil
+	}
+	out := make([]float64, len(ds))
+	for i, d := range ds {
+		out[i] = Millis(d)
+	}
+	return out
+}
+
+func durations(ms []float64) []time.Duration {
+	if len(ms) == 0 {
+		return nil
+	}
+	out := make([]time.Duration, len(ms))
+	for i, v := range ms {
+		out[i] = fromMillis(v)
+	}
+	return out
+}
+
+// MarshalJSON encodes the record as schema Schema. Payloads (text, audio samples, image
+// data) are never written: a record is what was measured, not what was said.
+func (r *Record) MarshalJSON() ([]byte, error) {
+	start := r.Start
+	e2el := Millis(r.End)
+	w := wire{
+		Schema: Schema, Endpoint: r.Endpoint, RequestID: r.RequestID, Status: r.Status, OK: r.OK(), Error: r.Err,
+		Tags: r.Tags, Metadata: r.Metadata, Start: &start, OffsetMS: Millis(r.Offset), E2ELMS: &e2el,
+		BytesSent: r.BytesSent, BytesReceived: r.BytesReceived, Usage: r.Usage,
+		ImageMS: millisList(r.ImageTimes), Stages: r.Stages, TextSentMS: millisList(r.TextSent),
+	}
+	if !r.IntendedStart.IsZero() {
+		lag := Millis(r.Start.Sub(r.IntendedStart))
+		w.StartLagMS = &lag
+	}
+	if a := r.Audio; a.Format != "" || a.SampleRate != 0 || a.Frames != 0 || a.Bytes != 0 || a.Seconds != 0 {
+		w.Audio = &r.Audio
+	}
+	if r.Images.Count > 0 || len(r.Images.StageDurations) > 0 || r.Images.PeakMemoryMB > 0 {
+		w.Images = &r.Images
+	}
+	w.TextChunks = make([]wireTextChunk, len(r.TextChunks))
+	for i, c := range r.TextChunks {
+		w.TextChunks[i] = wireTextChunk{Millis(c.At), c.Bytes, c.Tokens}
+	}
+	w.AudioChunks = make([]wireAudioChunk, len(r.AudioChunks))
+	for i, c := range r.AudioChunks {
+		w.AudioChunks[i] = wireAudioChunk{Millis(c.At), c.Bytes, c.Frames}
+	}
+	w.Utterances = make([]wireUtterance, len(r.Utterances))
+	for i, u := range r.Utterances {
+		w.Utterances[i] = wireUtterance{Index: u.Index, Text: u.Text, StartMS: Millis(u.Start), ReadyMS: optMillis(u.Ready),
+			FirstAudioMS: optMillis(u.FirstAudio), DoneMS: optMillis(u.Done), Frames: u.Frames, Seconds: u.Seconds}
+	}
+	return json.Marshal(w)
+}
+
+// Decode reads one record that MarshalJSON wrote, by this or an older minor version of
+// the schema. Unknown keys are ignored. A record missing schema, endpoint, start or
+// e2el_ms, or with a key of the wrong type, is a *FieldError; one of a newer major
+// schema wraps ErrNewerSchema.
+func Decode(data []byte) (*Record, error) {
+	var w wire
+	if err := json.Unmarshal(data, &w); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return nil, &FieldError{Field: te.Field, Reason: "want " + te.Type.String() + ", got a JSON " + te.Value}
+		}
+		return nil, &FieldError{Field: "(record)", Reason: err.Error()}
+	}
+	if err := checkSchema(w.Schema); err != nil {
+		return nil, err
+	}
+	switch {
+	case w.Endpoint == "":
+		return nil, &FieldError{Field: "endpoint", Reason: "missing"}
+	case w.Start == nil:
+		return nil, &FieldError{Field: "start", Reason: "missing"}
+	case w.E2ELMS == nil:
+		return nil, &FieldError{Field: "e2el_ms", Reason: "missing"}
+	case w.OK != (w.Error == nil):
+		return nil, &FieldError{Field: "error", Reason: "ok and error disagree"}
+	}
+	r := &Record{
+		Endpoint: w.Endpoint, RequestID: w.RequestID, Status: w.Status, Err: w.Error,
+		Tags: w.Tags, Metadata: w.Metadata, Start: *w.Start, Offset: fromMillis(w.OffsetMS), End: fromMillis(*w.E2ELMS),
+		BytesSent: w.BytesSent, BytesReceived: w.BytesReceived, Usage: w.Usage,
+		ImageTimes: durations(w.ImageMS), Stages: w.Stages, TextSent: durations(w.TextSentMS),
+	}
+	if w.StartLagMS != nil {
+		r.IntendedStart = r.Start.Add(-fromMillis(*w.StartLagMS))
+	}
+	if w.Audio != nil {
+		r.Audio = *w.Audio
+	}
+	if w.Images != nil {
+		r.Images = *w.Images
+	}
+	if len(w.TextChunks) > 0 {
+		r.TextChunks = make([]TextChunk, len(w.TextChunks))
+		for i, c := range w.TextChunks {
+			r.TextChunks[i] = TextChunk{At: fromMillis(c.AtMS), Bytes: c.Bytes, Tokens: c.Tokens}
+		}
+	}
+	if len(w.AudioChunks) > 0 {
+		r.AudioChunks = make([]AudioChunk, len(w.AudioChunks))
+		for i, c := range w.AudioChunks {
+			r.AudioChunks[i] = AudioChunk{At: fromMillis(c.AtMS), Bytes: c.Bytes, Frames: c.Frames}
+		}
+	}
+	if len(w.Utterances) > 0 {
+		r.Utterances = make([]Utterance, len(w.Utterances))
+		for i, u := range w.Utterances {
+			r.Utterances[i] = Utterance{Index: u.Index, Text: u.Text, Start: fromMillis(u.StartMS), Ready: fromOptMillis(u.ReadyMS),
+				FirstAudio: fromOptMillis(u.FirstAudioMS), Done: fromOptMillis(u.DoneMS), Frames: u.Frames, Seconds: u.Seconds}
+		}
+	}
+	return r, nil
+}
+
+// checkSchema accepts "omnik.record/v2" and its minor versions ("…/v2.3").
+func checkSchema(s string) error {
+	if s == "" {
+		return &FieldError{Field: "schema", Reason: "missing"}
+	}
+	version, ok := strings.CutPrefix(s, schemaPrefix)
+	majorText, _, _ := strings.Cut(version, ".")
+	major, err := strconv.Atoi(majorText)
+	switch {
+	case !ok || err != nil:
+		return &FieldError{Field: "schema", Reason: fmt.Sprintf("%q is not an omnik record schema", s)}
+	case major > schemaMajor:
+		return fmt.Errorf("record schema %s: %w (this one reads %s)", s, ErrNewerSchema, Schema)
+	case major < schemaMajor:
+		return &FieldError{Field: "schema", Reason: fmt.Sprintf("%s was written by an older omnik; this one reads %s", s, Schema)}
+	}
+	return nil
+}

@@ -1,0 +1,261 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/omnik-dev/omnik/modules/omni/record"
+)
+
+// SectionOptions shape the Serving/Stage blocks (vllm bench serve's flags).
+type SectionOptions struct {
+	Metrics     []string  // --percentile-metrics; nil = every metric with data
+	Percentiles []float64 // --metric-percentiles; nil = 99
+	NoStages    bool      // --no-stage-summary
+	// Goodput, MaxConcurrency and RequestRate are omnik bench's --goodput,
+	// --max-concurrency and --request-rate, printed where vllm bench serve prints them.
+	Goodput        []SLO
+	MaxConcurrency int
+	RequestRate    float64
+	// Scenarios are the run's scenarios: with two or more, each one that made requests
+	// gets its own block after the whole run's.
+	Scenarios []string
+	// Detailed keeps every record for the per-request arrays of --save-detailed
+	// (SaveResult): the one part whose memory grows with the number of requests, so only
+	// omnik bench --save-detailed sets it.
+	Detailed bool
+	// TrendBudget is the exact-sample budget of every distribution (Options.TrendBudget).
+	TrendBudget int
+}
+
+func (o SectionOptions) aggregate() Options {
+	return Options{Percentiles: o.Percentiles, Goodput: o.Goodput, MaxConcurrency: o.MaxConcurrency,
+		RequestRate: o.RequestRate, TrendBudget: o.TrendBudget}
+}
+
+// Section is the Serving/Stage Benchmark Result view of a run's record stream: a
+// record.Subscriber that folds each request into the whole run's Accumulator (and its
+// scenario's), and the metrics.Section the summary prints. Its memory stays bounded over
+// a soak test; only SectionOptions.Detailed keeps records.
+type Section struct {
+	opts SectionOptions
+
+	mu  sync.Mutex
+	all *span
+	// byScenario is nil for a run of one scenario: its block is the whole run's.
+	byScenario map[string]*span
+	starts     map[string]time.Duration // scenario starts on the run's timeline
+	seen       map[string]bool          // scenarios that made requests
+	// failures counts failed requests by error kind: the reference prints only a total,
+	// which says nothing about why a run against a dead server failed.
+	failures map[string]int
+	detailed []*record.Record
+}
+
+// span is the requests of the whole run or of one scenario, folded.
+type span struct {
+	acc         *Accumulator
+	first, last time.Duration // earliest start and latest end on the run's timeline
+}
+
+// NewSection returns an empty Section.
+func NewSection(opts SectionOptions) *Section {
+	s := &Section{opts: opts, all: newSpan(opts), starts: map[string]time.Duration{},
+		seen: map[string]bool{}, failures: map[string]int{}}
+	if len(opts.Scenarios) > 1 {
+		s.byScenario = map[string]*span{}
+		for _, name := range opts.Scenarios {
+			s.byScenario[name] = newSpan(opts)
+		}
+	}
+	return s
+}
+
+func newSpan(opts SectionOptions) *span {
+	return &span{acc: NewAccumulator(opts.aggregate()), first: math.MaxInt64, last: math.MinInt64}
+}
+
+func (sp *span) add(r *record.Record) {
+	sp.acc.Add(r)
+	sp.first, sp.last = min(sp.first, r.Offset), max(sp.last, r.Offset+record.E2EL(r))
+}
+
+// duration is the benchmark duration: from the scenario's start (or the first request's)
+// to the last request's end, as vllm bench serve counts from before its first arrival
+// gap: a benchmark starts before its first request.
+func (sp *span) duration(start time.Duration, started bool) time.Duration {
+	first := sp.first
+	if started {
+		first = min(first, start)
+	}
+	return sp.last - first
+}
+
+// Add implements record.Subscriber.
+func (s *Section) Add(r *record.Record) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.all.add(r)
+	scenario := r.Tags["scenario"]
+	s.seen[scenario] = true
+	if sp := s.byScenario[scenario]; sp != nil {
+		sp.add(r)
+	}
+	if !r.OK() {
+		s.failures[r.Err.Kind]++
+	}
+	if s.opts.Detailed {
+		s.detailed = append(s.detailed, r)
+	}
+}
+
+// ScenarioStarted places a scenario's start on the run's timeline, where its benchmark
+// duration begins.
+func (s *Section) ScenarioStarted(name string, at time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.starts[name] = at
+}
+
+type scenarioResult struct {
+	name   string
+	result *Result
+}
+
+// results aggregates the whole run and, when several scenarios made requests, each one.
+// The caller holds s.mu.
+func (s *Section) results() []scenarioResult {
+	if s.all.acc.completed+s.all.acc.failed == 0 {
+		return nil
+	}
+	start, started := s.runStart()
+	out := []scenarioResult{{"", s.all.acc.Result(s.all.duration(start, started))}}
+	for _, name := range slices.Sorted(maps.Keys(s.byScenario)) {
+		sp := s.byScenario[name]
+		if sp.acc.completed+sp.acc.failed > 0 {
+			at, ok := s.starts[name]
+			out = append(out, scenarioResult{name, sp.acc.Result(sp.duration(at, ok))})
+		}
+	}
+	return out
+}
+
+// runStart is the earliest start of a scenario that made requests.
+func (s *Section) runStart() (start time.Duration, ok bool) {
+	for name, at := range s.starts {
+		if s.seen[name] && (!ok || at < start) {
+			start, ok = at, true
+		}
+	}
+	return start, ok
+}
+
+// Name implements metrics.Section.
+func (s *Section) Name() string { return "omni" }
+
+// Text implements metrics.Section: the failures by kind, then the whole run's blocks and
+// each scenario's.
+func (s *Section) Text(w io.Writer) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.writeFailures(w); err != nil {
+		return err
+	}
+	for _, r := range s.results() {
+		title := ""
+		if r.name != "" {
+			title = "Serving Benchmark Result (" + r.name + ")"
+		}
+		err := Render(w, r.result, RenderOptions{Metrics: s.opts.Metrics, Stages: !s.opts.NoStages, Title: title})
+		if err != nil {
+			return err
+		}
+		note := "\n"
+		if b := r.result.ErrorBound(); b > 0 {
+			// The layout above is vLLM's; the note goes after it.
+			note = fmt.Sprintf("(medians and percentiles above are approximate, from HDR histograms: relative error ≤ %.3g%%)\n\n", b*100)
+		}
+		if _, err := io.WriteString(w, note); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFailures lists failed requests by error kind, above the blocks, so the vLLM
+// layout below stays byte-compatible. The caller holds s.mu.
+func (s *Section) writeFailures(w io.Writer) error {
+	kinds := slices.Sorted(maps.Keys(s.failures))
+	if len(kinds) == 0 {
+		return nil
+	}
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s %d", k, s.failures[k])
+	}
+	_, err := fmt.Fprintf(w, "  FAILED REQUESTS BY ERROR\n\n    %s\n\n", strings.Join(parts, ", "))
+	return err
+}
+
+// JSON implements metrics.Section: the --save-result view of the whole run ("all") and
+// of each scenario.
+func (s *Section) JSON() any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]any{}
+	for _, r := range s.results() {
+		name := r.name
+		if name == "" {
+			name = "all"
+		}
+		out[name] = SaveResult(r.result, RunInfo{Date: time.Now()}, s.opts.Metrics)
+	}
+	if len(s.failures) > 0 {
+		out["failures_by_error"] = maps.Clone(s.failures)
+	}
+	return out
+}
+
+// SaveResult is the `--save-result` JSON of the whole run (with `--save-detailed`'s
+// per-request arrays when the section keeps records) and vllm's default file name for
+// it; ok is false when no request was made.
+func (s *Section) SaveResult(info RunInfo) (result map[string]any, filename string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	results := s.results()
+	if len(results) == 0 {
+		return nil, "", false
+	}
+	r := results[0].result
+	metadata := info.Metadata
+	info.Metadata = nil
+	result = SaveResult(r, info, s.opts.Metrics)
+	addMetadata(result, metadata)
+	if s.opts.Detailed {
+		SaveDetailed(result, s.detailed)
+	}
+	return result, ResultFilename(r, info), true
+}
+
+// metadataReplaces are the keys vllm writes before the `--metadata` pairs, so a pair of
+// the same name replaces them; every later key (traffic, results, omnik's) wins over a
+// pair, as in vllm's `{**result_json, **benchmark_result}`.
+var metadataReplaces = map[string]bool{
+	"date": true, "endpoint_type": true, "backend": true, "label": true,
+	"model_id": true, "tokenizer_id": true, "num_prompts": true,
+}
+
+func addMetadata(result map[string]any, metadata map[string]string) {
+	for k, v := range metadata {
+		if _, taken := result[k]; taken && !metadataReplaces[k] {
+			continue
+		}
+		result[k] = v
+	}
+}

@@ -1,0 +1,121 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/omnik-dev/omnik/modules/omni/record"
+)
+
+func scenario(name string) func(*record.Record) {
+	return func(r *record.Record) { r.Tags = map[string]string{"scenario": name} }
+}
+
+func sectionText(t *testing.T, s *Section) string {
+	t.Helper()
+	var b strings.Builder
+	if err := s.Text(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// Failed requests are listed by error kind above the (byte-compatible) blocks.
+func TestSectionListsFailuresByKind(t *testing.T) {
+	t.Parallel()
+	s := NewSection(SectionOptions{})
+	for _, r := range []*record.Record{req(failed(record.KindConnect)), req(failed(record.KindConnect)),
+		req(failed(record.KindHTTPStatus)), req(at(0, 1))} {
+		s.Add(r)
+	}
+	out := sectionText(t, s)
+	if !strings.Contains(out, "FAILED REQUESTS BY ERROR\n\n    connect 2, http_status 1\n") {
+		t.Errorf("no failure breakdown in:\n%s", out)
+	}
+	if strings.Index(out, "FAILED") > strings.Index(out, "Serving Benchmark Result") {
+		t.Error("the breakdown must come before the Serving block")
+	}
+	js := s.JSON().(map[string]any)
+	if got := js["failures_by_error"].(map[string]int); got["connect"] != 2 || got["http_status"] != 1 {
+		t.Errorf("failures_by_error = %v", got)
+	}
+}
+
+// With several scenarios each one that made requests gets a block after the whole run's;
+// the whole run's TTFT holds only the text requests, whichever scenario made them.
+func TestSectionBlocksPerScenario(t *testing.T) {
+	t.Parallel()
+	s := NewSection(SectionOptions{Scenarios: []string{"chat", "idle", "images"}, Metrics: []string{"ttft"}})
+	s.Add(req(at(0, 1000), text(80), scenario("chat")))
+	s.Add(req(at(100, 1000), text(120), scenario("chat")))
+	s.Add(req(at(200, 500), image(300, 4, 200, 0), scenario("images")))
+	out := sectionText(t, s)
+	for _, want := range []string{
+		"============ Serving Benchmark Result ============\nSuccessful requests:                     3 ",
+		"Mean TTFT (ms):                          100.00",
+		"======== Serving Benchmark Result (chat) =========\nSuccessful requests:                     2 ",
+		"======= Serving Benchmark Result (images) ========\nSuccessful requests:                     1 ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "(idle)") || strings.Count(out, "Mean TTFT (ms):                          100.00") != 2 {
+		t.Errorf("an idle scenario got a block, or a TTFT was diluted:\n%s", out)
+	}
+	one := NewSection(SectionOptions{Scenarios: []string{"chat"}})
+	one.Add(req(at(0, 1000), text(80), scenario("chat")))
+	if got := sectionText(t, one); strings.Contains(got, "(chat)") {
+		t.Errorf("a run of one scenario printed a scenario block:\n%s", got)
+	}
+}
+
+// The benchmark duration counts from the scenario's start when it is known, as vllm
+// bench serve counts from before its first arrival gap; a scenario that made no request
+// does not move it.
+func TestSectionDurationStartsAtTheScenarioStart(t *testing.T) {
+	t.Parallel()
+	duration := func(s *Section) time.Duration {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.results()[0].result.Duration
+	}
+	s := NewSection(SectionOptions{})
+	s.Add(req(at(2000, 1000), scenario("s")))
+	if got := duration(s); got != time.Second {
+		t.Fatalf("duration without a scenario start = %v, want 1s", got)
+	}
+	s.ScenarioStarted("idle", 0)
+	s.ScenarioStarted("s", 1500*time.Millisecond)
+	if got := duration(s); got != 1500*time.Millisecond {
+		t.Errorf("duration from the scenario start = %v, want 1.5s", got)
+	}
+}
+
+// The section keeps records only for --save-detailed, whose arrays carry the generated
+// text.
+func TestSectionKeepsRecordsOnlyWhenDetailed(t *testing.T) {
+	t.Parallel()
+	for _, detailed := range []bool{false, true} {
+		s := NewSection(SectionOptions{Detailed: detailed})
+		r := req(at(0, 100), text(10))
+		r.Text = "hello"
+		s.Add(r)
+		res, name, ok := s.SaveResult(RunInfo{Date: time.Now(), Backend: "b", ModelID: "m", Metadata: map[string]string{"completed": "x", "gpu": "H100"}})
+		texts, _ := res["generated_texts"].([]string)
+		switch {
+		case !ok || !strings.HasPrefix(name, "b-infqps-m-"):
+			t.Fatalf("SaveResult ok %v name %q", ok, name)
+		case res["completed"] != 1 || res["gpu"] != "H100":
+			t.Errorf("metadata must not replace results: completed %v gpu %v", res["completed"], res["gpu"])
+		case detailed && (len(texts) != 1 || texts[0] != "hello"):
+			t.Errorf("generated_texts = %#v, want the reply", res["generated_texts"])
+		case !detailed && res["generated_texts"] != nil:
+			t.Errorf("generated_texts without --save-detailed: %#v", res["generated_texts"])
+		}
+	}
+	if _, _, ok := NewSection(SectionOptions{}).SaveResult(RunInfo{}); ok {
+		t.Error("SaveResult of a run without requests")
+	}
+}

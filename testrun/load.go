@@ -1,0 +1,227 @@
+package testrun
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/omnik-dev/omnik/engine"
+	"github.com/omnik-dev/omnik/js"
+	"github.com/omnik-dev/omnik/metrics"
+	"github.com/omnik-dev/omnik/modules/omni"
+	"github.com/omnik-dev/omnik/modules/omni/record"
+)
+
+// moduleOptionKeys are option keys that belong to modules rather than the engine.
+var moduleOptionKeys = []string{"omni"}
+
+// Test is a loaded test: its script compiled, its options consolidated, its thresholds
+// parsed and its omni module configured. Run runs it once; Close releases it.
+type Test struct {
+	opts       Options
+	registry   *metrics.Registry
+	runner     *js.Runner
+	options    engine.Options
+	trendStats []metrics.Stat
+	thresholds []*metrics.Threshold
+	module     *omni.Module
+	mockURL    string
+	// stream carries the run's records; origin is its time zero.
+	stream *record.Stream
+	origin time.Time
+
+	mu       sync.Mutex
+	run      *engine.Run // set once Run built it
+	stopping bool        // Stop came before the run existed
+}
+
+// Load loads the script and layers its options: defaults < Config < the script's <
+// OMNIK_* variables < Flags. Every failure is an exit-104 error (engine.ExitCodeOf).
+func Load(o Options) (*Test, error) {
+	o.defaults()
+	t := &Test{opts: o, registry: metrics.NewRegistry(), stream: record.NewStream(), origin: time.Now()}
+	// Registered before the script loads, so thresholds on omni metrics always parse.
+	omni.RegisterMetrics(t.registry)
+	t.module = omni.New(omni.WithWarn(func(msg string) { o.Log.Warn(msg) }), omni.WithStream(t.stream, t.origin))
+	if err := t.load(); err != nil {
+		t.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+func (t *Test) load() error {
+	o := &t.opts
+	if o.Omni.Mock != nil {
+		url, err := o.Omni.Mock.StartLoopback()
+		if err != nil {
+			return err
+		}
+		t.mockURL = url
+		fmt.Fprintf(o.Stderr, "omnik: target is SIMULATED: built-in vLLM-Omni simulator at %s (models: %v)\n", url, o.Omni.Mock.Models())
+	}
+	// Before the script loads there is no options.omni yet: init code (dataset()
+	// calibrating against the server) already reaches the target of the flags.
+	if err := t.configureOmni(nil); err != nil {
+		return err
+	}
+	if o.BeforeLoad != nil {
+		if err := o.BeforeLoad(t.module); err != nil {
+			return invalid(err)
+		}
+	}
+	runner, err := t.loadScript()
+	if err != nil {
+		return invalid(err)
+	}
+	t.runner = runner
+	if t.options, err = t.consolidate(); err != nil {
+		return err
+	}
+	// Checked here so a bad summaryTrendStats fails before anything runs.
+	if t.trendStats, err = metrics.ParseTrendStats(t.options.SummaryTrendStats); err != nil {
+		return invalid(err)
+	}
+	if err := t.configureOmni(t.options.Modules["omni"]); err != nil {
+		return err
+	}
+	if t.thresholds, err = metrics.ParseThresholds(t.options.Thresholds, o.Thresholds, t.registry.Get); err != nil {
+		return invalid(err)
+	}
+	if o.SummaryExport != "" {
+		// Fail now, not after an hour of load, when the file cannot be written.
+		if err := checkWritable(o.SummaryExport); err != nil {
+			return invalid(fmt.Errorf("--summary-export: %w", err))
+		}
+	}
+	return nil
+}
+
+func (t *Test) loadScript() (*js.Runner, error) {
+	s := t.opts.Script
+	opts := append([]js.Option{js.WithEnv(scriptEnv(t.opts.Env)), js.WithLogger(t.opts.Log), js.WithRegistry(t.registry),
+		js.WithModule("omni", t.module.JS()), js.WithModuleExtension("omnik/data", t.module.DataExtension())}, s.JS...)
+	if s.Source != nil {
+		return js.LoadSource(s.Name, s.Source, opts...)
+	}
+	return js.Load(s.Path, opts...)
+}
+
+// consolidate layers the options.
+func (t *Test) consolidate() (engine.Options, error) {
+	o := &t.opts
+	var layers []engine.Options
+	if o.Config != "" {
+		data, err := os.ReadFile(o.Config)
+		if err != nil {
+			return engine.Options{}, invalid(fmt.Errorf("--config: %w", err))
+		}
+		l, err := t.parseLayer("config file "+o.Config, data)
+		if err != nil {
+			return engine.Options{}, err
+		}
+		layers = append(layers, l)
+	}
+	scriptOptions := t.runner.Options()
+	if t.opts.Script.Options != nil {
+		scriptOptions = t.opts.Script.Options
+	}
+	script, err := t.parseLayer("script options", scriptOptions)
+	if err != nil {
+		return engine.Options{}, err
+	}
+	env, err := engine.OptionsFromEnv(os.Environ())
+	if err != nil {
+		return engine.Options{}, err
+	}
+	o.Flags.Source = "command-line flags"
+	return engine.Consolidate(t.runner.HasExport, append(layers, script, env, o.Flags)...)
+}
+
+func (t *Test) parseLayer(source string, data []byte) (engine.Options, error) {
+	l, warnings, err := engine.ParseOptions(source, data, moduleOptionKeys)
+	for _, w := range warnings {
+		t.opts.Log.Warn(w)
+	}
+	return l, err
+}
+
+// configureOmni applies options.omni (raw), the environment, the flags and the
+// simulator, lowest first.
+func (t *Test) configureOmni(raw json.RawMessage) error {
+	cfg, err := omni.ParseConfig(raw)
+	if err != nil {
+		return invalid(err)
+	}
+	if t.opts.Omni.BaseURL != "" {
+		cfg.BaseURL = t.opts.Omni.BaseURL
+	}
+	if t.opts.Omni.Model != "" {
+		cfg.Model = t.opts.Omni.Model
+	}
+	if t.mockURL != "" {
+		cfg.BaseURL = t.mockURL
+	}
+	t.module.Configure(cfg)
+	return nil
+}
+
+// Options are the consolidated options.
+func (t *Test) Options() engine.Options { return t.options }
+
+// Plan is the execution plan of the run's segment.
+func (t *Test) Plan() (*engine.ExecutionPlan, error) { return engine.NewPlan(t.options, t.opts.Segment) }
+
+// Script is the loaded script.
+func (t *Test) Script() *js.Runner { return t.runner }
+
+// Close releases the clients' connections and stops the simulator.
+func (t *Test) Close() {
+	t.module.Close()
+	if t.opts.Omni.Mock != nil {
+		_ = t.opts.Omni.Mock.Close()
+	}
+}
+
+// scriptEnv is __ENV: the process environment plus the -e pairs.
+func scriptEnv(extra map[string]string) map[string]string {
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	return env
+}
+
+// invalid marks an error as exit 104 unless it already carries a code.
+func invalid(err error) error {
+	var coded interface{ ExitCode() engine.ExitCode }
+	if errors.As(err, &coded) {
+		return err
+	}
+	return &engine.ExitError{Code: engine.ExitInvalidConfig, Err: err}
+}
+
+// checkWritable fails when a file could not be created at path, without touching a file
+// already there (a previous run's summary stays until this run replaces it).
+func checkWritable(path string) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".omnik-check-*")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}

@@ -1,0 +1,214 @@
+package testrun
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/omnik-dev/omnik/engine"
+	"github.com/omnik-dev/omnik/js"
+	"github.com/omnik-dev/omnik/metrics"
+	"github.com/omnik-dev/omnik/modules/omni/record"
+	"github.com/omnik-dev/omnik/modules/omni/report"
+)
+
+// drainTimeout bounds the wait, after the run, for calls whose reader is still going: the
+// run cancelled them, so they end at once unless a server stalls a close.
+const drainTimeout = 5 * time.Second
+
+// Stop stops the run gracefully (the first Ctrl-C): running iterations get their
+// gracefulStop, then teardown and the summary. It may come before the run started.
+func (t *Test) Stop() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.stopping = true
+	if t.run != nil {
+		t.run.Stop()
+	}
+}
+
+// Run runs the test once and returns its exit code. Cancelling ctx is a hard stop:
+// iterations are interrupted at once and teardown is skipped; the summary still prints
+// and every file is still written. An error means the run did not start (its outputs
+// could not be opened).
+func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
+	o := &t.opts
+	plan, err := t.Plan()
+	if err != nil {
+		return 0, err
+	}
+	outs, err := openOutputs(o.Outs)
+	if err != nil {
+		return 0, err
+	}
+	sec := o.Omni.Section
+	for _, sc := range plan.Scenarios {
+		sec.Scenarios = append(sec.Scenarios, sc.Name)
+	}
+	v, err := newViews(t.registry, t.thresholds, o.TrendBudget, sec, o.Log, outs...)
+	if err != nil {
+		_ = outs.Stop()
+		return 0, invalid(err)
+	}
+	t.stream.Subscribe(append(v.subscribers(), record.SubscriberFunc(func(r *record.Record) {
+		outs.AddEntry(metrics.Entry{Type: "Record", Data: r})
+	}))...)
+	outs.AddEntry(metrics.Entry{Type: "Run", Data: t.header(sec)})
+	v.pipeline.Start()
+
+	run, err := t.newEngine(v.pipeline)
+	if err != nil {
+		v.pipeline.Stop()
+		_ = outs.Stop()
+		return 0, err
+	}
+	res := run.Run(ctx)
+
+	// Records of calls the end of the run cut off still count, once their readers return.
+	drain, cancel := context.WithTimeout(context.Background(), drainTimeout)
+	t.module.Drain(drain)
+	cancel()
+	t.stream.Close()
+	end := runEnd{Schema: runSchema, Duration: res.Duration, ScenarioStarts: map[string]time.Duration{}}
+	for _, sc := range res.Scenarios {
+		if !sc.Started.IsZero() {
+			end.ScenarioStarts[sc.Name] = sc.Started.Sub(t.origin)
+			v.section.ScenarioStarted(sc.Name, end.ScenarioStarts[sc.Name])
+		}
+	}
+	summary, ev := v.summarize(t.thresholds, res.Duration, summaryOptions{t.trendStats, t.timeUnit(), noColor(t.options, o.Stdout)})
+	end.LateSamples, end.LateRecords = v.pipeline.Late(), t.stream.Late()
+	warnLate(o.Log, end)
+	outs.AddEntry(metrics.Entry{Type: "End", Data: end})
+	if err := outs.Stop(); err != nil {
+		o.Log.Error("output failed", "err", err)
+	}
+	summaryErr := t.emitSummary(summary)
+	if o.AfterSummary != nil {
+		if err := o.AfterSummary(v.section, t.module); err != nil {
+			o.Log.Error(err.Error())
+		}
+	}
+	if res.Err != nil {
+		o.Log.Error(js.Exception(res.Err))
+	}
+	if res.AbortReason != "" {
+		o.Log.Error("run aborted: " + res.AbortReason)
+	}
+	if res.Failed {
+		o.Log.Error("test failed: " + res.FailReason)
+	}
+	return engine.ExitCodeFor(res, ev.Passed(), summaryErr), nil
+}
+
+// newEngine builds the engine run and connects the script's VUs to it.
+func (t *Test) newEngine(p *metrics.Pipeline) (*engine.Run, error) {
+	r := t.runner
+	script := engine.Script{
+		NewVU: func(ctx context.Context, id uint64) (engine.VU, error) { return r.NewVU(ctx, id) },
+	}
+	if r.HasExport("setup") {
+		script.Setup = func(ctx context.Context) (js.SetupData, error) { return r.Setup(ctx, 0) }
+	}
+	if r.HasExport("teardown") {
+		script.Teardown = func(ctx context.Context, data js.SetupData) error { return r.Teardown(ctx, data, 0) }
+	}
+	opts := []engine.Option{
+		engine.WithSegment(t.opts.Segment),
+		engine.WithMetrics(p, r.Builtin()),
+		engine.WithLogger(t.opts.Log),
+		engine.OnTick(time.Second, thresholdTicker(t.thresholds, p)),
+	}
+	if !t.opts.Quiet {
+		opts = append(opts, engine.WithProgress(engine.NewProgress(t.opts.Stderr, engine.ProgressNoColor(noColor(t.options, nil)))))
+	}
+	run, err := engine.New(script, t.options, opts...)
+	if err != nil {
+		return nil, err
+	}
+	frozen, _ := json.Marshal(t.options)
+	r.Configure(js.WithCollector(p), js.WithController(run), js.WithTags(t.options.Tags), js.WithConsolidatedOptions(frozen))
+	t.mu.Lock()
+	t.run = run
+	if t.stopping {
+		run.Stop()
+	}
+	t.mu.Unlock()
+	return run, nil
+}
+
+// thresholdTicker evaluates thresholds during the run and asks for an abort when an
+// abortOnFail threshold fails past its delay (metrics.Evaluation.Abort).
+func thresholdTicker(ths []*metrics.Threshold, p *metrics.Pipeline) engine.TickFunc {
+	names := make([]string, len(ths))
+	for i, th := range ths {
+		names[i] = th.SinkName()
+	}
+	return func(elapsed time.Duration) (bool, string) {
+		if len(ths) == 0 {
+			return false, ""
+		}
+		snap := *p.SnapshotOf(names...)
+		snap.Elapsed = elapsed
+		if ab := metrics.EvaluateThresholds(ths, &snap).Abort; ab != nil {
+			return true, fmt.Sprintf("threshold %s failed", ab.Threshold)
+		}
+		return false, ""
+	}
+}
+
+// header is the Run entry of the result files.
+func (t *Test) header(sec report.SectionOptions) runHeader {
+	name := t.opts.Script.Path
+	if t.opts.Script.Source != nil {
+		name = t.opts.Script.Name
+	}
+	stats := make([]string, len(t.trendStats))
+	for i, st := range t.trendStats {
+		stats[i] = st.String()
+	}
+	return runHeader{Schema: runSchema, Origin: t.origin, Script: name, Scenarios: sec.Scenarios,
+		Metrics: declareMetrics(t.registry), Tags: t.options.Tags, Thresholds: t.options.Thresholds,
+		CLIThresholds: t.opts.Thresholds, TrendStats: stats, TimeUnit: t.timeUnit(), TrendBudget: t.opts.TrendBudget,
+		Section: newSectionHeader(sec)}
+}
+
+func (t *Test) timeUnit() string {
+	if t.options.SummaryTimeUnit != nil {
+		return *t.options.SummaryTimeUnit
+	}
+	return "ms"
+}
+
+// warnLate says how much reached the run after it stopped, which no view has.
+func warnLate(log interface{ Warn(string, ...any) }, end runEnd) {
+	if end.LateSamples > 0 || end.LateRecords > 0 {
+		log.Warn(fmt.Sprintf("%d samples and %d request records arrived after the run had stopped; they are not in the summary or the files",
+			end.LateSamples, end.LateRecords))
+	}
+}
+
+func openOutputs(specs []string) (metrics.Outputs, error) {
+	var outs metrics.Outputs
+	for _, s := range specs {
+		o, err := metrics.NewOutput(s)
+		if err != nil {
+			_ = outs.Stop()
+			return nil, invalid(err)
+		}
+		outs = append(outs, o)
+	}
+	if err := outs.Start(); err != nil {
+		return nil, invalid(err)
+	}
+	return outs, nil
+}
+
+// noColor reports colours off: NO_COLOR, options.noColor, or w (when given) not a
+// terminal.
+func noColor(o engine.Options, w any) bool {
+	_, env := os.LookupEnv("NO_COLOR")
+	return env || (o.NoColor != nil && *o.NoColor) || (w != nil && !isTerminal(w))
+}
