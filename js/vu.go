@@ -147,15 +147,6 @@ func (vu *VU) Metadata() map[string]string {
 	return vu.state.meta
 }
 
-// Collect sends samples to the run's collector at once. Unlike Emit it is safe from any
-// goroutine: Go work that measured something reports it even if its iteration is
-// interrupted before the loop could run a callback.
-func (vu *VU) Collect(samples []metrics.Sample) {
-	if len(samples) > 0 {
-		vu.runner.cfg.collector.Collect(samples)
-	}
-}
-
 // Emit buffers samples; they are sent when the iteration ends or the buffer fills.
 func (vu *VU) Emit(samples ...metrics.Sample) {
 	if vu.state == nil {

@@ -46,8 +46,12 @@ const pointBatch = 512
 // or not; several files concatenated read as one. Metric lines register their metric in
 // reg; Point lines become samples; every other line goes to h.Entry. Bad lines are
 // counted and skipped, never fatal; only input whose first line is not a result line
-// fails, with ErrNotResults.
+// fails, with ErrNotResults, and so does empty input.
 func ReadResults(r io.Reader, reg *Registry, h ResultHandler) (ReadStats, error) {
+	return readResults(r, reg, h, MaxResultLine)
+}
+
+func readResults(r io.Reader, reg *Registry, h ResultHandler, maxLine int) (ReadStats, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
@@ -56,8 +60,11 @@ func ReadResults(r io.Reader, reg *Registry, h ResultHandler) (ReadStats, error)
 		}
 		br = bufio.NewReaderSize(zr, 64<<10)
 	}
-	rd := &resultReader{in: br, reg: reg, h: h, metrics: map[string]*Metric{}}
+	rd := &resultReader{in: br, reg: reg, h: h, metrics: map[string]*Metric{}, maxLine: maxLine}
 	err := rd.run()
+	if err == nil && rd.stats.Lines == 0 {
+		err = fmt.Errorf("%w: it is empty", ErrNotResults)
+	}
 	return rd.stats, err
 }
 
@@ -69,6 +76,7 @@ type resultReader struct {
 	batch   []Sample
 	stats   ReadStats
 	lineNo  int
+	maxLine int
 }
 
 type resultLine struct {
@@ -121,12 +129,13 @@ func (rd *resultReader) next() (line []byte, complete bool, err error) {
 	var buf []byte
 	for {
 		chunk, err := rd.in.ReadSlice('\n')
-		if len(buf)+len(chunk) > MaxResultLine {
+		if len(buf)+len(chunk) > rd.maxLine {
 			for errors.Is(err, bufio.ErrBufferFull) {
 				_, err = rd.in.ReadSlice('\n')
 			}
 			rd.lineNo++
-			rd.bad(fmt.Sprintf("longer than %d MiB", MaxResultLine>>20))
+			rd.stats.Lines++
+			rd.bad(fmt.Sprintf("longer than %d bytes", rd.maxLine))
 			return nil, err == nil, err
 		}
 		buf = append(buf, chunk...)

@@ -175,7 +175,9 @@ func (t *Test) configureOmni(raw json.RawMessage) error {
 func (t *Test) Options() engine.Options { return t.options }
 
 // Plan is the execution plan of the run's segment.
-func (t *Test) Plan() (*engine.ExecutionPlan, error) { return engine.NewPlan(t.options, t.opts.Segment) }
+func (t *Test) Plan() (*engine.ExecutionPlan, error) {
+	return engine.NewPlan(t.options, t.opts.Segment)
+}
 
 // Script is the loaded script.
 func (t *Test) Script() *js.Runner { return t.runner }

@@ -69,8 +69,10 @@ func Report(o ReportOptions) (engine.ExitCode, error) {
 	}
 	rp.warn(stats)
 	rp.stream.Close()
-	for name, at := range rp.end.ScenarioStarts {
-		rp.views.section.ScenarioStarted(name, at)
+	if rp.end != nil {
+		for name, at := range rp.end.ScenarioStarts {
+			rp.views.section.ScenarioStarted(name, at)
+		}
 	}
 	summary, ev := rp.views.summarize(rp.thresholds, rp.duration(), rp.summary)
 	exportSummary(summary, o.SummaryExport, o.Log)

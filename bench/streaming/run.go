@@ -7,13 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/omnik-dev/omnik/metrics"
 	"github.com/omnik-dev/omnik/modules/omni/client"
 	"github.com/omnik-dev/omnik/modules/omni/record"
 )
@@ -97,21 +97,19 @@ func run(cfg config) (result, error) {
 	if res.received == 0 {
 		return res, fmt.Errorf("no chunk arrived (%d streams failed)", res.failed)
 	}
-	slices.Sort(delays)
 	res.cpuPerChunk = res.cpu / time.Duration(res.received)
-	res.p50, res.p99 = percentile(delays, 50), percentile(delays, 99)
-	res.minDelay, res.maxDelay = delays[0], delays[len(delays)-1]
-	return res, nil
-}
-
-// percentile is numpy's linear interpolation over sorted values.
-func percentile(sorted []time.Duration, p float64) time.Duration {
-	pos := p / 100 * float64(len(sorted)-1)
-	i := int(pos)
-	if i+1 >= len(sorted) {
-		return sorted[len(sorted)-1]
+	// The statistics omnik prints, computed the way it computes them (exact here).
+	sink := metrics.NewTrendSink(len(delays))
+	for _, d := range delays {
+		sink.AddValue(float64(d))
 	}
-	return sorted[i] + time.Duration((pos-float64(i))*float64(sorted[i+1]-sorted[i]))
+	stat := func(st metrics.Stat) time.Duration {
+		v, _ := sink.Value(st, 0)
+		return time.Duration(v)
+	}
+	res.p50, res.p99 = stat(metrics.Percentile(50)), stat(metrics.Percentile(99))
+	res.minDelay, res.maxDelay = stat(metrics.Stat{Name: "min"}), stat(metrics.Stat{Name: "max"})
+	return res, nil
 }
 
 // cpuTime is this process's user and system CPU time.

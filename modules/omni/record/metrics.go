@@ -75,7 +75,9 @@ func ITL(r *Record) []time.Duration {
 		}
 		return itl
 	}
-	itl := make([]time.Duration, max(int(tc[0].Tokens)-1, 0), max(int(tc[len(tc)-1].Tokens)-1, len(tc)-1))
+	// A count that went down (a broken server) must not shrink the capacity below the length.
+	first := max(int(tc[0].Tokens)-1, 0)
+	itl := make([]time.Duration, first, max(first, int(tc[len(tc)-1].Tokens)-1, len(tc)-1))
 	for i := 1; i < len(tc); i++ {
 		gap := tc[i].At - tc[i-1].At
 		k := max(int(tc[i].Tokens-tc[i-1].Tokens), 1)

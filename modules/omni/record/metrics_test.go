@@ -46,6 +46,9 @@ func TestTextMetrics(t *testing.T) {
 		{"single multi-token chunk", text(4, [2]int{100, 4}), 100 * ms, []time.Duration{0, 0, 0}, 0},
 		{"single chunk, n from final usage", text(5, [2]int{100, -1}), 100 * ms, []time.Duration{}, -1},
 		{"no text", text(0), -1, nil, -1},
+		// A count that went down: the gap is one entry, nothing is lost, nothing panics.
+		{"count that went down", text(7, [2]int{100, 7}, [2]int{150, 3}),
+			100 * ms, []time.Duration{0, 0, 0, 0, 0, 0, 50 * ms}, 50 * ms / 7},
 	}
 	for _, tc := range tests {
 		got, ok := TTFT(tc.r)

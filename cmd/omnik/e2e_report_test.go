@@ -1,0 +1,59 @@
+package main
+
+import (
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// `omnik report` of the file a run wrote prints the run's summary byte for byte, with
+// the same exit code: a mixed example, gzip-compressed.
+func TestReportReprintsTheLiveSummary(t *testing.T) {
+	t.Parallel()
+	script, err := filepath.Abs(filepath.Join("..", "..", "examples", "scripts", "mixed-workload.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	live := runOmnik(t, dir, cleanEnv(), "run", "--mock", "--mock-speed", "4", "-q", "-e", "DURATION=2s",
+		"--out", "json=out.ndjson.gz", script)
+	expect{code: 0, stdout: []string{"Serving Benchmark Result (chat)", "METRICS"}}.check(t, live)
+	offline := runOmnik(t, dir, cleanEnv(), "report", "out.ndjson.gz")
+	if offline.stdout != live.stdout || offline.code != live.code || offline.stderr != "" {
+		t.Errorf("omnik report differs from the live summary (exit %d, live %d; stderr %q):\n--- live ---\n%s\n--- report ---\n%s",
+			offline.code, live.code, offline.stderr, live.stdout, offline.stdout)
+	}
+}
+
+// A run stopped by Ctrl-C re-reports what its live summary printed.
+func TestReportOfAnInterruptedRun(t *testing.T) {
+	t.Parallel()
+	dir := writeFiles(t, map[string]string{"script.js": `import omni from 'omni';
+import exec from 'omnik/execution';
+export const options = { vus: 3, duration: '60s', thresholds: { ttft: ['p(99) < 60000'] } };
+export default async function () {
+  await omni.chat({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 16 });
+  if (exec.vu.idInTest === 1 && exec.vu.iterationInInstance === 5) console.log('RUNNING');
+}
+`})
+	p := startOmnik(t, dir, cleanEnv(), "run", "--mock", "--mock-speed", "10", "-q", "--out", "json=out.ndjson", "script.js")
+	p.waitFor("RUNNING", 30*time.Second)
+	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	live := p.wait()
+	expect{code: 105, stdout: []string{"✓ p(99) < 60000", "Successful requests:"}}.check(t, live)
+	offline := runOmnik(t, dir, cleanEnv(), "report", "out.ndjson")
+	expect{code: 0}.check(t, offline)
+	if offline.stdout != live.stdout {
+		t.Errorf("the re-report of an interrupted run differs:\n--- live ---\n%s\n--- report ---\n%s", live.stdout, offline.stdout)
+	}
+}
+
+func TestReportOfAFileThatIsNotResults(t *testing.T) {
+	t.Parallel()
+	dir := writeFiles(t, map[string]string{"notes.txt": "hello\n"})
+	r := runOmnik(t, dir, cleanEnv(), "report", "notes.txt")
+	expect{code: 104, stderr: []string{"notes.txt: not an omnik result file"}, notStdout: []string{"METRICS"}}.check(t, r)
+}
