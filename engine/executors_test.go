@@ -38,7 +38,7 @@ func TestIterationExecutorsRunTheirIterations(t *testing.T) {
 				return nil
 			}))
 			res := r.Run(context.Background())
-			if res.IterationsCompleted != tt.total || res.IterationsDropped != 0 || res.ExitCode != ExitOK || res.Interrupted {
+			if res.IterationsCompleted != tt.total || res.IterationsDropped != 0 || ExitCodeFor(res, true, nil) != ExitOK || res.Interrupted {
 				t.Errorf("result %+v", res)
 			}
 			if int64(len(seen)) != tt.total {

@@ -101,9 +101,6 @@ type Result struct {
 	FailReason string
 	// Err is an exception in VU init, setup or teardown (an *ExitError).
 	Err error
-	// ExitCode is the engine's verdict, ExitCodeFor(res, true, nil): the run's end still
-	// applies the final threshold verdict (99) and handleSummary errors (107).
-	ExitCode ExitCode
 }
 
 // ExitCodeFor is the process exit code of a finished run: the one place that decides
@@ -136,7 +133,7 @@ func (r *Run) Run(parent context.Context) Result {
 	r.mu.Lock()
 	if r.ran {
 		r.mu.Unlock()
-		return Result{Err: errors.New("engine: a Run can only run once"), ExitCode: 1}
+		return Result{Err: errors.New("engine: a Run can only run once")}
 	}
 	r.ran, r.interrupt = true, interrupt
 	if r.abortCode != 0 {
@@ -282,6 +279,5 @@ func (r *Run) result(parent context.Context, err error) Result {
 	res.AbortCode, res.AbortReason, res.Failed, res.FailReason = r.abortCode, r.abortReason, r.failed, r.failReason
 	r.mu.Unlock()
 	res.Interrupted = parent.Err() != nil || r.isStopped() || res.AbortCode != 0
-	res.ExitCode = ExitCodeFor(res, true, nil)
 	return res
 }

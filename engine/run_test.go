@@ -61,7 +61,7 @@ func TestLifecycleOrder(t *testing.T) {
 	if got, want := ev.String(), `init,setup,iter,teardown {"token":"t"}`; got != want {
 		t.Errorf("events %s, want %s", got, want)
 	}
-	if res.ExitCode != ExitOK || res.IterationsCompleted != 5 {
+	if ExitCodeFor(res, true, nil) != ExitOK || res.IterationsCompleted != 5 {
 		t.Errorf("result %+v", res)
 	}
 	if res2 := r.Run(context.Background()); res2.Err == nil {
@@ -82,7 +82,7 @@ func TestAbortStopsAtOnceAndRunsTeardown(t *testing.T) {
 		return sleeper(time.Hour)(ctx, vu, it)
 	}))
 	res := r.Run(context.Background())
-	if res.ExitCode != ExitAborted || res.AbortReason != "enough" || !res.Interrupted {
+	if ExitCodeFor(res, true, nil) != ExitAborted || res.AbortReason != "enough" || !res.Interrupted {
 		t.Errorf("result %+v", res)
 	}
 	if !strings.HasSuffix(ev.String(), "teardown {\"token\":\"t\"}") {
@@ -101,7 +101,7 @@ func TestFailKeepsRunningAndExits110(t *testing.T) {
 		return nil
 	}))
 	res := r.Run(context.Background())
-	if res.ExitCode != ExitFailed || !res.Failed || res.FailReason != "bad output" || res.IterationsCompleted != 4 {
+	if ExitCodeFor(res, true, nil) != ExitFailed || !res.Failed || res.FailReason != "bad output" || res.IterationsCompleted != 4 {
 		t.Errorf("result %+v", res)
 	}
 }
@@ -116,7 +116,7 @@ func TestStopIsGraceful(t *testing.T) {
 		lifecycleScript(ev, sleeper(40*time.Millisecond)))
 	time.AfterFunc(100*time.Millisecond, r.Stop)
 	res := r.Run(context.Background())
-	if res.ExitCode != ExitInterrupted || !res.Interrupted || res.IterationsInterrupted != 0 || res.IterationsCompleted < 4 {
+	if ExitCodeFor(res, true, nil) != ExitInterrupted || !res.Interrupted || res.IterationsInterrupted != 0 || res.IterationsCompleted < 4 {
 		t.Errorf("result %+v", res)
 	}
 	if !strings.HasSuffix(ev.String(), "teardown {\"token\":\"t\"}") {
@@ -135,7 +135,7 @@ func TestCancelIsHard(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	res := r.Run(ctx)
-	if res.ExitCode != ExitInterrupted || res.IterationsInterrupted != 2 || strings.Contains(ev.String(), "teardown") {
+	if ExitCodeFor(res, true, nil) != ExitInterrupted || res.IterationsInterrupted != 2 || strings.Contains(ev.String(), "teardown") {
 		t.Errorf("result %+v, events %s", res, ev)
 	}
 }
@@ -155,7 +155,7 @@ func TestGracefulStop(t *testing.T) {
 			r, _ := newRun(t, `{"scenarios": {"s": {"executor": "constant-vus", "vus": 2, "duration": "50ms", "gracefulStop": "`+tt.grace+`"}}}`,
 				fakeScript(sleeper(200*time.Millisecond)))
 			res := r.Run(context.Background())
-			if res.IterationsCompleted != tt.completed || res.IterationsInterrupted != tt.interrupted || res.ExitCode != ExitOK {
+			if res.IterationsCompleted != tt.completed || res.IterationsInterrupted != tt.interrupted || ExitCodeFor(res, true, nil) != ExitOK {
 				t.Errorf("result %+v", res)
 			}
 		})
@@ -195,7 +195,7 @@ func TestScriptExceptions(t *testing.T) {
 			tt.edit(&s)
 			r, _ := newRun(t, tt.opts, s)
 			res := r.Run(context.Background())
-			if res.ExitCode != ExitScriptException || res.Err == nil || res.Err.Error() != tt.want || res.IterationsCompleted != tt.iters {
+			if ExitCodeFor(res, true, nil) != ExitScriptException || res.Err == nil || res.Err.Error() != tt.want || res.IterationsCompleted != tt.iters {
 				t.Errorf("result %+v, want error %q", res, tt.want)
 			}
 		})
@@ -211,7 +211,7 @@ func TestOnTickAbortsWithThresholdExitCode(t *testing.T) {
 			return ticks.Add(1) == 3, "p(99)<100 failed"
 		}))
 	res := r.Run(context.Background())
-	if res.ExitCode != ExitThresholdsFailed || res.AbortReason != "p(99)<100 failed" || !strings.Contains(ev.String(), "teardown") {
+	if ExitCodeFor(res, true, nil) != ExitThresholdsFailed || res.AbortReason != "p(99)<100 failed" || !strings.Contains(ev.String(), "teardown") {
 		t.Errorf("result %+v, events %s", res, ev)
 	}
 }

@@ -26,14 +26,15 @@ func (f *omniFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.model, "model", "", "model name (default: the first of GET /v1/models)")
 	fs.BoolVar(&f.mock, "mock", false, "run against the built-in simulated vLLM-Omni server")
 	f.mockFlags.register(fs, "mock-")
-	f.registerSection(fs)
+	f.registerSection(fs, "all with data", "99")
 }
 
-// registerSection registers the flags that shape the Serving/Stage blocks.
-func (f *omniFlags) registerSection(fs *pflag.FlagSet) {
+// registerSection registers the flags that shape the Serving/Stage blocks, with their
+// defaults: what the metrics default means, and the percentiles.
+func (f *omniFlags) registerSection(fs *pflag.FlagSet, metricsDefault, percentilesDefault string) {
 	fs.BoolVar(&f.noStageSummary, "no-stage-summary", false, "hide the Stage Benchmark Result block")
-	fs.StringVar(&f.percentileMetrics, "percentile-metrics", "", "metrics with percentiles in the Serving block, e.g. ttft,tpot,itl (default: all with data)")
-	fs.StringVar(&f.metricPercentiles, "metric-percentiles", "99", "percentiles printed in the Serving block, e.g. 50,90,99")
+	fs.StringVar(&f.percentileMetrics, "percentile-metrics", "", "metrics with percentiles in the Serving block, e.g. ttft,tpot,itl (default: "+metricsDefault+")")
+	fs.StringVar(&f.metricPercentiles, "metric-percentiles", percentilesDefault, "percentiles printed in the Serving block, e.g. 50,90,99")
 }
 
 // section parses the block flags over the bench ones.

@@ -57,6 +57,7 @@ not omnik results. docs/cli.md.`,
 	fs.StringArrayVar(&f.thresholds, "threshold", nil, "threshold EXPR judged besides (repeatable; exit 99 when one fails)")
 	fs.StringVar(&f.summaryExport, "summary-export", "", "write the summary as JSON to FILE")
 	fs.BoolVar(&f.noColor, "no-color", false, "no colours (NO_COLOR is respected too)")
-	f.omni.registerSection(fs)
+	// Unset, the blocks keep the shape the run printed them in.
+	f.omni.registerSection(fs, "as the run printed them", "")
 	return cmd
 }

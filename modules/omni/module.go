@@ -186,12 +186,12 @@ func (m *Module) start(vu *js.VU, c *target, p params, run func(context.Context)
 	meta := vu.Metadata()
 	m.calls.Add(1)
 	promise := vu.Promise(func(ctx context.Context) js.Settle {
+		defer m.calls.Done()
 		rec := run(ctx)
 		rec.Tags, rec.Metadata, rec.Offset = tags.Map(), meta, rec.Start.Sub(m.origin)
 		if !p.discard {
 			m.stream.Publish(rec)
 		}
-		m.calls.Done()
 		return func() (any, error) {
 			return resultObject(vu.Runtime(), rec, p), nil
 		}
