@@ -36,6 +36,8 @@ type ReadStats struct {
 // ErrNotResults is returned for input whose first line is not a result line.
 var ErrNotResults = errors.New("not an omnik result file")
 
+var errNotFirst = fmt.Errorf("%w: line 1 is not a {\"type\":…,\"data\":…} line (omnik run --out json=FILE writes one)", ErrNotResults)
+
 // MaxResultLine bounds one line of a result file (a record of a very long stream); a
 // longer line is counted as bad and skipped, so a hostile file cannot exhaust memory.
 const MaxResultLine = 64 << 20
@@ -135,6 +137,9 @@ func (rd *resultReader) next() (line []byte, complete bool, err error) {
 			}
 			rd.lineNo++
 			rd.stats.Lines++
+			if rd.lineNo == 1 {
+				return nil, false, errNotFirst
+			}
 			rd.bad(fmt.Sprintf("longer than %d bytes", rd.maxLine))
 			return nil, err == nil, err
 		}
@@ -160,11 +165,11 @@ func (rd *resultReader) line(b []byte, complete bool) error {
 	var l resultLine
 	err := json.Unmarshal(b, &l)
 	switch {
+	case rd.lineNo == 1 && (err != nil || l.Type == ""):
+		return errNotFirst
 	case err != nil && !complete:
 		rd.stats.Truncated = true
 		return nil
-	case rd.lineNo == 1 && (err != nil || l.Type == ""):
-		return fmt.Errorf("%w: line 1 is not a {\"type\":…,\"data\":…} line (omnik run --out json=FILE writes one)", ErrNotResults)
 	case err != nil:
 		rd.bad("not JSON")
 		return nil

@@ -51,6 +51,8 @@ func TestReadResultsSkipsAndCounts(t *testing.T) {
 		{"a CSV file", "metric_name,timestamp\nttft,2026\n", 0, 0, 0, "", false, true},
 		{"JSON without a type", `{"completed": 3}` + "\n", 0, 0, 0, "", false, true},
 		{"an empty file", "", 0, 0, 0, "", false, true},
+		{"text without a newline", "hello world", 0, 0, 0, "", false, true},
+		{"a first line past the limit", lines(`{"type":"Run","data":"`+strings.Repeat("x", 300)+`"}`, metricLine), 0, 0, 0, "", false, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -138,7 +138,7 @@ func (rp *reporter) Entry(typ string, data json.RawMessage) error {
 		if err := json.Unmarshal(data, &h); err != nil {
 			return fmt.Errorf("its Run header: %w", err)
 		}
-		if h.Schema != runSchema {
+		if !readableRunSchema(h.Schema) {
 			return fmt.Errorf("its Run header is %q; this omnik reads %s", h.Schema, runSchema)
 		}
 		rp.header = &h
@@ -180,6 +180,13 @@ func (rp *reporter) record(data json.RawMessage) error {
 	return nil
 }
 
+// readableRunSchema accepts runSchema and its minor versions ("omnik.run/v1.2"), which
+// only add keys.
+func readableRunSchema(s string) bool {
+	rest, ok := strings.CutPrefix(s, runSchema)
+	return ok && (rest == "" || rest[0] == '.')
+}
+
 // ensure builds the views once, from the header (or defaults, for a file without one).
 func (rp *reporter) ensure() error {
 	if rp.views != nil {
@@ -214,7 +221,7 @@ func (rp *reporter) ensure() error {
 	rp.summary.TimeUnit = unit
 	noColorSet := rp.opts.NoColor
 	rp.summary.NoColor = noColor(engine.Options{NoColor: &noColorSet}, rp.opts.Stdout)
-	sec := h.Section.options(h.Scenarios, h.TrendBudget)
+	sec := h.Section.options(h.Scenarios, h.TrendBudget, h.Origin)
 	if rp.opts.Metrics != nil {
 		sec.Metrics = rp.opts.Metrics
 	}

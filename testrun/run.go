@@ -44,6 +44,7 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 		return 0, err
 	}
 	sec := o.Omni.Section
+	sec.Started = t.origin
 	for _, sc := range plan.Scenarios {
 		sec.Scenarios = append(sec.Scenarios, sc.Name)
 	}

@@ -27,7 +27,10 @@ export const options = {
     speech: { executor: 'per-vu-iterations', vus: 1, iterations: 5, exec: 'speech' },
     images: { executor: 'per-vu-iterations', vus: 1, iterations: 3, exec: 'image' },
   },
-  thresholds: { ttft: ['p(99) < 60000'], 'requests_failed{scenario:chat}': ['rate < 0.5'] },
+  thresholds: {
+    ttft: ['p(99) < 60000'], 'requests_failed{scenario:chat}': ['rate < 0.5'],
+    'stage_ttft{stage:thinker}': ['p(99) < 60000'], 'stage_serving_ttfo{stage:talker}': ['p(99) < 60000'],
+  },
 };
 export async function chat() {
   const r = await omni.chat({ model: 'Qwen/Qwen3-Omni-30B-A3B-Instruct', messages: [{ role: 'user', content: 'Tell me about the tide.' }], max_tokens: 24 });
@@ -130,7 +133,7 @@ func TestReportReproducesTheLiveSummary(t *testing.T) {
 	}{{"exact", 0, "out.ndjson"}, {"past the budget", 40, "out.ndjson.gz"}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			live := runScript(t, mixedScript, Options{Outs: []string{"json=" + tc.file}, TrendBudget: tc.budget}, nil)
+			live := runScript(t, mixedScript, Options{Outs: []string{"json=" + tc.file}, TrendBudget: tc.budget, SummaryExport: "live.json"}, nil)
 			if live.code != 0 {
 				t.Fatalf("live run exit %d:\n%s\n%s", live.code, live.stdout, live.log)
 			}
@@ -142,9 +145,14 @@ func TestReportReproducesTheLiveSummary(t *testing.T) {
 			if hdr := strings.Contains(live.stdout, "approximate, from HDR"); hdr != (tc.budget > 0) {
 				t.Errorf("HDR note printed %v, want %v", hdr, tc.budget > 0)
 			}
-			offline := reportFile(t, filepath.Join(live.dir, tc.file), ReportOptions{})
+			offline := reportFile(t, filepath.Join(live.dir, tc.file), ReportOptions{SummaryExport: filepath.Join(live.dir, "report.json")})
 			if offline.stdout != live.stdout || offline.code != live.code {
 				t.Errorf("re-report differs (exit %d, live %d):\n%s", offline.code, live.code, lineDiff(live.stdout, offline.stdout))
+			}
+			a, _ := os.ReadFile(filepath.Join(live.dir, "live.json"))
+			b, _ := os.ReadFile(filepath.Join(live.dir, "report.json"))
+			if len(a) == 0 || string(a) != string(b) {
+				t.Errorf("the re-report's --summary-export differs:\n%s", lineDiff(string(a), string(b)))
 			}
 			if offline.log != "" {
 				t.Errorf("re-report warned:\n%s", offline.log)
@@ -235,9 +243,29 @@ func TestThresholdAndPrintedRowAreOneNumber(t *testing.T) {
 		if got := printed(t, r.stdout, "P99 TTFT (ms):"); strconv.FormatFloat(observed, 'f', 2, 64) != strconv.FormatFloat(got, 'f', 2, 64) {
 			t.Errorf("budget %d: printed P99 TTFT %v, threshold %v", budget, got, observed)
 		}
-		bound, _ := s.Sections.Omni["all"]["omnik"].(map[string]any)["percentile_error_bound"].(float64)
-		if (bound > 0) != (budget > 0) {
+		omnik := s.Sections.Omni["all"]["omnik"].(map[string]any)
+		if bound, _ := omnik["percentile_error_bound"].(float64); (bound > 0) != (budget > 0) {
 			t.Errorf("budget %d: error bound %v", budget, bound)
+		}
+		// The stage rows are the stage metrics: Stage 0 (thinker) TTFT, Stage 1 (talker) TTFC.
+		stages := omnik["stages"].([]any)
+		for _, c := range []struct {
+			threshold string
+			stage     int
+			key       string
+		}{{"stage_ttft{stage:thinker}", 0, "p99_ttft_ms"}, {"stage_serving_ttfo{stage:talker}", 1, "p99_ttfc_ms"}} {
+			saved, found := stages[c.stage].(map[string]any)[c.key], false
+			for _, th := range s.Thresholds {
+				if th.Metric == c.threshold {
+					found = true
+					if th.Observed == nil || *th.Observed != saved {
+						t.Errorf("budget %d: %s p(99) %v, saved stage row %s %v", budget, c.threshold, th.Observed, c.key, saved)
+					}
+				}
+			}
+			if !found || saved == nil {
+				t.Errorf("budget %d: no threshold %s or no stage row %s", budget, c.threshold, c.key)
+			}
 		}
 	}
 }
@@ -398,14 +426,36 @@ func TestReportRefusesWhatIsNotResults(t *testing.T) {
 		ls[i] = strings.Replace(ls[i], `"omnik.record/v2"`, `"omnik.record/v3"`, 1)
 		return ls
 	})
+	older := f.write("older", func(ls []string) []string {
+		for i := range ls {
+			ls[i] = strings.Replace(ls[i], `"omnik.record/v2"`, `"omnik.record/v1"`, 1)
+		}
+		return ls
+	})
 	csv := filepath.Join(f.dir, "points.csv")
 	_ = os.WriteFile(csv, []byte("metric_name,timestamp,metric_value\nttft,x,1\n"), 0o644)
-	for path, want := range map[string]string{newer: "written by a newer omnik", csv: "not an omnik result file",
-		filepath.Join(f.dir, "missing"): "no such file"} {
+	for path, want := range map[string]string{newer: "written by a newer omnik", older: "written by an older omnik",
+		csv: "not an omnik result file", filepath.Join(f.dir, "missing"): "no such file"} {
 		_, err := Report(ReportOptions{Path: path})
 		if err == nil || !strings.Contains(err.Error(), want) || engine.ExitCodeOf(err) != engine.ExitInvalidConfig {
 			t.Errorf("%s: %v (exit %d), want %q and exit 104", filepath.Base(path), err, engine.ExitCodeOf(err), want)
 		}
+	}
+}
+
+// Minor versions only add keys: a reader takes them.
+func TestReportReadsNewerMinorVersions(t *testing.T) {
+	t.Parallel()
+	f := liveFile(t)
+	path := f.write("minor", func(ls []string) []string {
+		for i := range ls {
+			ls[i] = strings.Replace(ls[i], `"omnik.record/v2"`, `"omnik.record/v2.4","new_key":[1]`, 1)
+			ls[i] = strings.Replace(ls[i], `"omnik.run/v1"`, `"omnik.run/v1.2"`, 1)
+		}
+		return ls
+	})
+	if r := reportFile(t, path, ReportOptions{}); r.stdout != f.live.stdout || r.log != "" {
+		t.Errorf("minor versions: log %q, summary differs:\n%s", r.log, lineDiff(f.live.stdout, r.stdout))
 	}
 }
 

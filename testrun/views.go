@@ -108,9 +108,9 @@ func newSectionHeader(o report.SectionOptions) sectionHeader {
 		MaxConcurrency: o.MaxConcurrency, RequestRate: rate}
 }
 
-func (h sectionHeader) options(scenarios []string, budget int) report.SectionOptions {
+func (h sectionHeader) options(scenarios []string, budget int, started time.Time) report.SectionOptions {
 	return report.SectionOptions{Metrics: h.Metrics, Percentiles: h.Percentiles, NoStages: h.NoStages, Goodput: h.Goodput,
-		MaxConcurrency: h.MaxConcurrency, RequestRate: h.RequestRate, Scenarios: scenarios, TrendBudget: budget}
+		MaxConcurrency: h.MaxConcurrency, RequestRate: h.RequestRate, Scenarios: scenarios, TrendBudget: budget, Started: started}
 }
 
 func declareMetrics(reg *metrics.Registry) []metricDecl {

@@ -560,12 +560,14 @@ func TestBenchExtraBodyAndIgnoreEOSOnTheWire(t *testing.T) {
 		eos      any // want ignore_eos in the body; nil: absent
 	}{{"/v1/chat/completions", true}, {"/v1/audio/speech", false}} {
 		srv := startBenchServer(t)
-		r := runOmnik(t, t.TempDir(), nil, benchArgs(srv, "--num-prompts", "2", "--endpoint", tc.endpoint, "--ignore-eos",
-			"--extra-body", `{"ignore_eos":false,"top_k":5}`)...)
+		// Nested values and several VUs at once: each VU has its own copy of the parameters
+		// (the race detector of the binary under test watches).
+		r := runOmnik(t, t.TempDir(), nil, benchArgs(srv, "--num-prompts", "8", "--max-concurrency", "4", "--endpoint", tc.endpoint,
+			"--ignore-eos", "--extra-body", `{"ignore_eos":false,"top_k":5,"x":{"y":[1,{"z":2}]}}`)...)
 		expect{code: 0}.check(t, r)
 		for _, p := range srv.posts() {
-			if body := p.json(); body["top_k"] != 5.0 || body["ignore_eos"] != tc.eos {
-				t.Errorf("%s: body %s, want top_k 5 and ignore_eos %v", tc.endpoint, p.body, tc.eos)
+			if body := p.json(); body["top_k"] != 5.0 || body["ignore_eos"] != tc.eos || body["x"] == nil {
+				t.Errorf("%s: body %s, want top_k 5, x and ignore_eos %v", tc.endpoint, p.body, tc.eos)
 			}
 		}
 	}

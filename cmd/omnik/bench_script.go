@@ -139,11 +139,15 @@ func benchOptions(p *benchPlan, f *benchFlags) map[string]any {
 	return map[string]any{"scenarios": map[string]any{"bench": scenario}, "omni": omniOpts}
 }
 
-// module is omnik/bench: the parameters as plain script values.
+// module is omnik/bench: the parameters as plain script values, a copy for each VU, so
+// no runtime shares a value with another.
 func (p *benchPlan) module() js.Option {
-	var params map[string]any
-	_ = json.Unmarshal([]byte(mustJSON(p.params)), &params)
+	raw := mustJSON(p.params)
 	return js.WithModule("omnik/bench", func(vu *js.VU) (*js.Exports, error) {
+		var params map[string]any
+		if err := json.Unmarshal([]byte(raw), &params); err != nil {
+			return nil, err
+		}
 		return &js.Exports{Default: vu.Runtime().ToValue(params), Named: map[string]any{}}, nil
 	})
 }

@@ -64,3 +64,20 @@ func TestReportOfAFileThatIsNotResults(t *testing.T) {
 	r := runOmnik(t, dir, cleanEnv(), "report", "notes.txt")
 	expect{code: 104, stderr: []string{"notes.txt: not an omnik result file"}, notStdout: []string{"METRICS"}}.check(t, r)
 }
+
+// A script that changes its iteration's metadata while records are written races with
+// nothing: each record keeps a copy (the race detector of the binary under test watches).
+func TestRecordsKeepTheirOwnMetadata(t *testing.T) {
+	t.Parallel()
+	dir := writeFiles(t, map[string]string{"script.js": `import omni from 'omni';
+import exec from 'omnik/execution';
+export const options = { vus: 4, iterations: 24 };
+export default async function () {
+  const r = await omni.chat({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 });
+  for (let i = 0; i < 50; i++) exec.vu.metrics.metadata['k' + i] = String(i);
+  for (const s of Object.values(r.stages)) for (const v of Object.values(s)) if (Array.isArray(v)) v.push(1);
+}
+`})
+	r := runOmnik(t, dir, cleanEnv(), "run", "--mock", "--mock-speed", "20", "-q", "--out", "json=out.ndjson", "script.js")
+	expect{code: 0, stdout: []string{"Successful requests:                     24 "}}.check(t, r)
+}

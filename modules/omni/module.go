@@ -2,6 +2,7 @@ package omni
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"time"
 
@@ -183,12 +184,16 @@ func (m *Module) start(vu *js.VU, c *target, p params, run func(context.Context)
 	if c.cfg.Target != "" {
 		tags = tags.With("target", c.cfg.Target)
 	}
-	meta := vu.Metadata()
+	meta, scenario := vu.Metadata(), ""
+	if it := vu.Iteration(); it != nil && it.Scenario != nil {
+		scenario = it.Scenario.Name
+	}
 	m.calls.Add(1)
 	promise := vu.Promise(func(ctx context.Context) js.Settle {
 		defer m.calls.Done()
 		rec := run(ctx)
-		rec.Tags, rec.Metadata, rec.Offset = tags.Map(), meta, rec.Start.Sub(m.origin)
+		// A copy: the script may change the iteration's metadata while outputs write the record.
+		rec.Scenario, rec.Tags, rec.Metadata, rec.Offset = scenario, tags.Map(), maps.Clone(meta), rec.Start.Sub(m.origin)
 		if !p.discard {
 			m.stream.Publish(rec)
 		}

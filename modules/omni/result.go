@@ -3,6 +3,7 @@ package omni
 import (
 	"encoding/base64"
 	"net/http"
+	"slices"
 
 	"github.com/dop251/goja"
 	"github.com/omnik-dev/omnik/modules/omni/record"
@@ -92,8 +93,9 @@ func stagesObject(r *record.Record) map[string]any {
 		for k, v := range st.Values {
 			vals[k] = v
 		}
+		// Copies: the script may change them, the record is still being written.
 		for k, v := range st.Lists {
-			vals[k] = v
+			vals[k] = slices.Clone(v)
 		}
 		vals["stage_name"] = st.Name
 		vals["output_unit_type"] = st.OutputUnitType
@@ -109,6 +111,8 @@ type binary []byte
 // exportBody turns the script's body into plain Go values, keeping binary data as binary.
 func exportBody(v goja.Value) any { return markBinary(v.Export()) }
 
+// markBinary copies v with binary data marked: the script's objects may be Go values
+// shared with other calls (a module's data), so nothing is changed in place.
 func markBinary(v any) any {
 	switch x := v.(type) {
 	case goja.ArrayBuffer:
@@ -116,19 +120,23 @@ func markBinary(v any) any {
 	case []byte:
 		return binary(x)
 	case map[string]any:
+		out := make(map[string]any, len(x))
 		for k, e := range x {
-			x[k] = markBinary(e)
+			out[k] = markBinary(e)
 		}
+		return out
 	case []any:
+		out := make([]any, len(x))
 		for i, e := range x {
-			x[i] = markBinary(e)
+			out[i] = markBinary(e)
 		}
+		return out
 	}
 	return v
 }
 
-// base64Binary replaces binary values for a JSON body: a data: URL under "url" keys (image
-// parts), plain base64 elsewhere (input_audio.data).
+// base64Binary copies v with binary values encoded for a JSON body: a data: URL under
+// "url" keys (image parts), plain base64 elsewhere (input_audio.data).
 func base64Binary(v any, key string) any {
 	switch x := v.(type) {
 	case binary:
@@ -138,13 +146,17 @@ func base64Binary(v any, key string) any {
 		}
 		return enc
 	case map[string]any:
+		out := make(map[string]any, len(x))
 		for k, e := range x {
-			x[k] = base64Binary(e, k)
+			out[k] = base64Binary(e, k)
 		}
+		return out
 	case []any:
+		out := make([]any, len(x))
 		for i, e := range x {
-			x[i] = base64Binary(e, key)
+			out[i] = base64Binary(e, key)
 		}
+		return out
 	}
 	return v
 }

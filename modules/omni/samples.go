@@ -8,14 +8,13 @@ import (
 )
 
 // Metrics are the metrics the omni module's records become (docs/metrics.md): a Trend
-// per record.Measure, the counters and the stage Trends.
+// per record.Measure and per record.StageMeasure, and the counters.
 type Metrics struct {
 	Requests, RequestsFailed                       *metrics.Metric
 	InputTokens, OutputTokens, Images, ImagePixels *metrics.Metric
-	StageGenTime, StageServingTTFO, StageTPOP      *metrics.Metric
-	StageICL, StageTTFT, StageTPOT, StageITL       *metrics.Metric
 	DataSent, DataReceived                         *metrics.Metric // the built-in data_sent and data_received
 	measures                                       []measured
+	stages                                         []measuredStage
 }
 
 // measured is a record.Measure with its Trend.
@@ -24,35 +23,38 @@ type measured struct {
 	metric *metrics.Metric
 }
 
+// measuredStage is a record.StageMeasure with its Trend.
+type measuredStage struct {
+	record.StageMeasure
+	metric *metrics.Metric
+}
+
 // RegisterMetrics registers the omni metrics, so thresholds on them parse even before
 // the first request.
 func RegisterMetrics(r *metrics.Registry) *Metrics {
-	trend := func(n string) *metrics.Metric { return r.MustNew(n, metrics.Trend, metrics.Time) }
+	trend := func(n string, time bool) *metrics.Metric {
+		if time {
+			return r.MustNew(n, metrics.Trend, metrics.Time)
+		}
+		return r.MustNew(n, metrics.Trend, metrics.Default)
+	}
 	counter := func(n string) *metrics.Metric { return r.MustNew(n, metrics.Counter, metrics.Default) }
 	m := &Metrics{
-		Requests:         counter("requests"),
-		RequestsFailed:   r.MustNew("requests_failed", metrics.Rate, metrics.Default),
-		InputTokens:      counter("input_tokens"),
-		OutputTokens:     counter("output_tokens"),
-		Images:           counter("images"),
-		ImagePixels:      counter("image_pixels"),
-		StageGenTime:     trend("stage_gen_time"),
-		StageServingTTFO: trend("stage_serving_ttfo"),
-		StageTPOP:        trend("stage_tpop"),
-		StageICL:         trend("stage_icl"),
-		StageTTFT:        trend("stage_ttft"),
-		StageTPOT:        trend("stage_tpot"),
-		StageITL:         trend("stage_itl"),
+		Requests:       counter("requests"),
+		RequestsFailed: r.MustNew("requests_failed", metrics.Rate, metrics.Default),
+		InputTokens:    counter("input_tokens"),
+		OutputTokens:   counter("output_tokens"),
+		Images:         counter("images"),
+		ImagePixels:    counter("image_pixels"),
 		// The built-ins, as metrics.RegisterBuiltins defines them (New returns the same metric).
 		DataSent:     r.MustNew("data_sent", metrics.Counter, metrics.Data),
 		DataReceived: r.MustNew("data_received", metrics.Counter, metrics.Data),
 	}
 	for _, ms := range record.Measures {
-		unit := metrics.Default
-		if ms.Time {
-			unit = metrics.Time
-		}
-		m.measures = append(m.measures, measured{ms, r.MustNew(ms.Name, metrics.Trend, unit)})
+		m.measures = append(m.measures, measured{ms, trend(ms.Name, ms.Time)})
+	}
+	for _, ms := range record.StageMeasures {
+		m.stages = append(m.stages, measuredStage{ms, trend(ms.Name, ms.Time)})
 	}
 	return m
 }
@@ -95,21 +97,8 @@ func (m *Metrics) samples(r *record.Record) []metrics.Sample {
 	for _, id := range r.StageIDs() {
 		st := r.Stages[id]
 		stags := tags.With("stage", st.DisplayName()).With("stage_id", id)
-		stageValue := func(m *metrics.Metric, key string) {
-			if v, ok := st.Values[key]; ok {
-				add(m, stags, v)
-			}
-		}
-		stageValue(m.StageGenTime, "stage_gen_time_ms")
-		stageValue(m.StageServingTTFO, "serving_time_to_first_output_ms")
-		stageValue(m.StageTPOP, "time_per_output_unit_ms")
-		stageValue(m.StageTTFT, "vllm_ttft_ms")
-		stageValue(m.StageTPOT, "vllm_tpot_ms")
-		for _, v := range st.Lists["inter_output_latencies_ms"] {
-			add(m.StageICL, stags, v)
-		}
-		for _, v := range st.Lists["vllm_itls_ms"] {
-			add(m.StageITL, stags, v)
+		for _, ms := range m.stages {
+			ms.Each(st, func(v float64) { add(ms.metric, stags, v) })
 		}
 	}
 	return out

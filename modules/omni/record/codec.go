@@ -23,8 +23,12 @@ const (
 	schemaMajor  = 2
 )
 
-// ErrNewerSchema is returned for a record a newer omnik wrote: its meaning may differ.
-var ErrNewerSchema = errors.New("written by a newer omnik")
+// ErrNewerSchema and ErrOlderSchema are returned for a record of another major schema:
+// its keys mean other things, so a file of them cannot be read.
+var (
+	ErrNewerSchema = errors.New("written by a newer omnik")
+	ErrOlderSchema = errors.New("written by an older omnik")
+)
 
 // FieldError is a record that Decode cannot use: Field is its JSON key path.
 type FieldError struct {
@@ -44,6 +48,7 @@ type wire struct {
 	Status        int                    `json:"status"`
 	OK            bool                   `json:"ok"`
 	Error         *Error                 `json:"error,omitempty"`
+	Scenario      string                 `json:"scenario,omitempty"`
 	Tags          map[string]string      `json:"tags,omitempty"`
 	Metadata      map[string]string      `json:"metadata,omitempty"`
 	Start         *time.Time             `json:"start"`
@@ -140,7 +145,7 @@ func (r *Record) MarshalJSON() ([]byte, error) {
 	e2el := Millis(r.End)
 	w := wire{
 		Schema: Schema, Endpoint: r.Endpoint, RequestID: r.RequestID, Status: r.Status, OK: r.OK(), Error: r.Err,
-		Tags: r.Tags, Metadata: r.Metadata, Start: &start, OffsetMS: Millis(r.Offset), E2ELMS: &e2el,
+		Scenario: r.Scenario, Tags: r.Tags, Metadata: r.Metadata, Start: &start, OffsetMS: Millis(r.Offset), E2ELMS: &e2el,
 		BytesSent: r.BytesSent, BytesReceived: r.BytesReceived, Usage: r.Usage,
 		ImageMS: millisList(r.ImageTimes), Stages: r.Stages, TextSentMS: millisList(r.TextSent),
 	}
@@ -172,8 +177,8 @@ func (r *Record) MarshalJSON() ([]byte, error) {
 
 // Decode reads one record that MarshalJSON wrote, by this or an older minor version of
 // the schema. Unknown keys are ignored. A record missing schema, endpoint, start or
-// e2el_ms, or with a key of the wrong type, is a *FieldError; one of a newer major
-// schema wraps ErrNewerSchema.
+// e2el_ms, or with a key of the wrong type or out of range, is a *FieldError; one of
+// another major schema wraps ErrNewerSchema or ErrOlderSchema.
 func Decode(data []byte) (*Record, error) {
 	var w wire
 	if err := json.Unmarshal(data, &w); err != nil {
@@ -184,6 +189,9 @@ func Decode(data []byte) (*Record, error) {
 		return nil, &FieldError{Field: "(record)", Reason: err.Error()}
 	}
 	if err := checkSchema(w.Schema); err != nil {
+		return nil, err
+	}
+	if err := w.inRange(); err != nil {
 		return nil, err
 	}
 	switch {
@@ -197,7 +205,7 @@ func Decode(data []byte) (*Record, error) {
 		return nil, &FieldError{Field: "error", Reason: "ok and error disagree"}
 	}
 	r := &Record{
-		Endpoint: w.Endpoint, RequestID: w.RequestID, Status: w.Status, Err: w.Error,
+		Endpoint: w.Endpoint, RequestID: w.RequestID, Status: w.Status, Err: w.Error, Scenario: w.Scenario,
 		Tags: w.Tags, Metadata: w.Metadata, Start: *w.Start, Offset: fromMillis(w.OffsetMS), End: fromMillis(*w.E2ELMS),
 		BytesSent: w.BytesSent, BytesReceived: w.BytesReceived, Usage: w.Usage,
 		ImageTimes: durations(w.ImageMS), Stages: w.Stages, TextSent: durations(w.TextSentMS),
@@ -233,6 +241,51 @@ func Decode(data []byte) (*Record, error) {
 	return r, nil
 }
 
+// maxMS bounds every offset a record holds (about 115 days, longer than any run), so
+// arithmetic on the durations a file claims cannot overflow.
+const maxMS = 1e10
+
+// inRange refuses offsets beyond maxMS and negative counts: a file's claims must not
+// size what its readers compute.
+func (w *wire) inRange() error {
+	bad := func(field string) error { return &FieldError{Field: field, Reason: "out of range"} }
+	ms := func(v float64) bool { return math.Abs(v) <= maxMS }
+	optMS := func(v *float64) bool { return v == nil || ms(*v) }
+	switch {
+	case !ms(w.OffsetMS):
+		return bad("offset_ms")
+	case !optMS(w.StartLagMS):
+		return bad("start_lag_ms")
+	case !optMS(w.E2ELMS):
+		return bad("e2el_ms")
+	case w.BytesSent < 0 || w.BytesReceived < 0:
+		return bad("bytes_sent")
+	}
+	for _, c := range w.TextChunks {
+		if !ms(c.AtMS) || c.Bytes < 0 || c.Tokens < -1 {
+			return bad("text_chunks")
+		}
+	}
+	for _, c := range w.AudioChunks {
+		if !ms(c.AtMS) || c.Bytes < 0 || c.Frames < 0 {
+			return bad("audio_chunks")
+		}
+	}
+	for field, list := range map[string][]float64{"image_ms": w.ImageMS, "text_sent_ms": w.TextSentMS} {
+		for _, v := range list {
+			if !ms(v) {
+				return bad(field)
+			}
+		}
+	}
+	for _, u := range w.Utterances {
+		if !ms(u.StartMS) || !optMS(u.ReadyMS) || !optMS(u.FirstAudioMS) || !optMS(u.DoneMS) {
+			return bad("utterances")
+		}
+	}
+	return nil
+}
+
 // checkSchema accepts "omnik.record/v2" and its minor versions ("…/v2.3").
 func checkSchema(s string) error {
 	if s == "" {
@@ -247,7 +300,7 @@ func checkSchema(s string) error {
 	case major > schemaMajor:
 		return fmt.Errorf("record schema %s: %w (this one reads %s)", s, ErrNewerSchema, Schema)
 	case major < schemaMajor:
-		return &FieldError{Field: "schema", Reason: fmt.Sprintf("%s was written by an older omnik; this one reads %s", s, Schema)}
+		return fmt.Errorf("record schema %s: %w (this one reads %s)", s, ErrOlderSchema, Schema)
 	}
 	return nil
 }

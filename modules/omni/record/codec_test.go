@@ -15,8 +15,8 @@ import (
 func full() *Record {
 	start := time.Date(2026, 12, 1, 9, 43, 24, 123456789, time.UTC)
 	return &Record{
-		Endpoint: EndpointAudioStream, RequestID: "chatcmpl-1", Status: 200,
-		Tags: map[string]string{"scenario": "chat", "endpoint": "x"}, Metadata: map[string]string{"trace": "t1"},
+		Endpoint: EndpointAudioStream, RequestID: "chatcmpl-1", Status: 200, Scenario: "chat",
+		Tags: map[string]string{"scenario": "renamed by a tag", "endpoint": "x"}, Metadata: map[string]string{"trace": "t1"},
 		Start: start, Offset: 3*time.Hour + 7, IntendedStart: start.Add(-1500 * time.Microsecond), End: 2*time.Second + 1,
 		TextChunks:  []TextChunk{{At: 80 * ms, Bytes: 5, Tokens: 1}, {At: 85*ms + 3, Bytes: 2, Tokens: -1}},
 		TextSent:    []time.Duration{1, 999_999_999},
@@ -97,28 +97,31 @@ func TestDecodeRefusesWhatItCannotUse(t *testing.T) {
 	}
 	tests := []struct {
 		name, data string
-		field      string // the FieldError's; "" for ErrNewerSchema
-		newer      bool
+		field      string // the FieldError's; "" for a schema error
+		schema     error
 	}{
-		{"missing start", with("start", ""), "start", false},
-		{"missing e2el", with("e2el_ms", ""), "e2el_ms", false},
-		{"missing endpoint", with("endpoint", ""), "endpoint", false},
-		{"missing schema", with("schema", ""), "schema", false},
-		{"not an omnik schema", with("schema", `"vegeta/v1"`), "schema", false},
-		{"an older major", with("schema", `"omnik.record/v1"`), "schema", false},
-		{"a newer major", with("schema", `"omnik.record/v3"`), "", true},
-		{"a chunk offset of the wrong type", with("text_chunks", `[{"at_ms":"soon"}]`), "text_chunks.at_ms", false},
-		{"ok and error disagree", with("ok", "false"), "error", false},
-		{"not an object", `[1,2]`, "(record)", false},
-		{"not JSON", `{"schema":`, "(record)", false},
+		{"missing start", with("start", ""), "start", nil},
+		{"missing e2el", with("e2el_ms", ""), "e2el_ms", nil},
+		{"missing endpoint", with("endpoint", ""), "endpoint", nil},
+		{"missing schema", with("schema", ""), "schema", nil},
+		{"not an omnik schema", with("schema", `"vegeta/v1"`), "schema", nil},
+		{"an older major", with("schema", `"omnik.record/v1"`), "", ErrOlderSchema},
+		{"a newer major", with("schema", `"omnik.record/v3"`), "", ErrNewerSchema},
+		{"a chunk offset of the wrong type", with("text_chunks", `[{"at_ms":"soon"}]`), "text_chunks.at_ms", nil},
+		{"ok and error disagree", with("ok", "false"), "error", nil},
+		{"an offset beyond any run", with("offset_ms", "-1e300"), "offset_ms", nil},
+		{"an endless request", with("e2el_ms", "1e12"), "e2el_ms", nil},
+		{"a negative token count", with("text_chunks", `[{"at_ms":1,"bytes":1,"tokens":-7}]`), "text_chunks", nil},
+		{"not an object", `[1,2]`, "(record)", nil},
+		{"not JSON", `{"schema":`, "(record)", nil},
 	}
 	for _, tc := range tests {
 		_, err := Decode([]byte(tc.data))
 		var fe *FieldError
 		switch {
-		case tc.newer && !errors.Is(err, ErrNewerSchema):
-			t.Errorf("%s: %v, want ErrNewerSchema", tc.name, err)
-		case !tc.newer && (!errors.As(err, &fe) || fe.Field != tc.field):
+		case tc.schema != nil && !errors.Is(err, tc.schema):
+			t.Errorf("%s: %v, want %v", tc.name, err, tc.schema)
+		case tc.schema == nil && (!errors.As(err, &fe) || fe.Field != tc.field):
 			t.Errorf("%s: %v, want a FieldError on %q", tc.name, err, tc.field)
 		}
 	}

@@ -3,8 +3,6 @@ package record
 import (
 	"strings"
 	"time"
-
-	"github.com/omnik-dev/omnik/modules/omni/chunk"
 )
 
 // The functions below compute omni-metrics.md §3 from a Record. Each returns ok = false
@@ -51,11 +49,17 @@ func TTFC(r *Record) (time.Duration, bool) {
 	return first, ok
 }
 
+// MaxITLEntries bounds the ITL entries of one request, so a server's token counts never
+// size an allocation: past it, later gaps are added to the last entry, so no time is lost.
+const MaxITLEntries = 1 << 20
+
 // ITL returns the inter-token latencies. When every text chunk carries a running
 // usage.completion_tokens, entries are token-weighted: a chunk adding k tokens adds k
 // entries of gap/k and the first chunk adds k−1 zeros, so the entries sum to
 // t_last − t_first. A chunk whose count did not grow still adds its gap as one entry, so
-// no time is lost. Without continuous usage there is one entry per chunk gap.
+// no time is lost. Without continuous usage there is one entry per chunk gap. A chunk is
+// credited at most as many tokens as it has bytes, a request at most MaxITLEntries
+// entries: what was received bounds what a count can claim.
 func ITL(r *Record) []time.Duration {
 	tc := r.TextChunks
 	if len(tc) == 0 {
@@ -75,12 +79,18 @@ func ITL(r *Record) []time.Duration {
 		}
 		return itl
 	}
-	// A count that went down (a broken server) must not shrink the capacity below the length.
-	first := max(int(tc[0].Tokens)-1, 0)
-	itl := make([]time.Duration, first, max(first, int(tc[len(tc)-1].Tokens)-1, len(tc)-1))
+	credit := func(tokens int32, c TextChunk) int {
+		return min(int(tokens), max(int(c.Bytes), 1), MaxITLEntries)
+	}
+	first := max(credit(tc[0].Tokens, tc[0])-1, 0)
+	itl := make([]time.Duration, first, min(first+len(tc), MaxITLEntries))
 	for i := 1; i < len(tc); i++ {
 		gap := tc[i].At - tc[i-1].At
-		k := max(int(tc[i].Tokens-tc[i-1].Tokens), 1)
+		k := max(credit(tc[i].Tokens-tc[i-1].Tokens, tc[i]), 1)
+		if len(itl)+k > MaxITLEntries && len(itl) > 0 {
+			itl[len(itl)-1] += gap
+			continue
+		}
 		for range k {
 			itl = append(itl, gap/time.Duration(k))
 		}
@@ -142,20 +152,6 @@ func AudioUnderrun(r *Record) (float64, bool) {
 	return worst, true
 }
 
-// ContinuityOK reports whether the underrun stayed within threshold seconds; requests
-// without a measurement count as OK.
-func ContinuityOK(r *Record, threshold float64) bool {
-	u, ok := AudioUnderrun(r)
-	return !ok || u <= threshold
-}
-
-// ImageStage reports a stage whose output is images (omni-metrics.md §6.3).
-func ImageStage(s chunk.Stage) bool {
-	f, u := s.FinalOutputType, s.OutputUnitType
-	video := f == "video" || f == "videos" || u == "video"
-	return (f == "image" || f == "images" || u == "image") && !video
-}
-
 // ImageCount is the larger of the images received and Σ output_unit_count of image stages.
 func ImageCount(r *Record) int {
 	staged := 0.0
@@ -172,7 +168,7 @@ func ImageCount(r *Record) int {
 func ImageGenerationMS(r *Record) (float64, bool) {
 	sum := 0.0
 	for _, s := range r.Stages {
-		if ImageStage(s) {
+		if kindOf(s) == StageImage {
 			sum += s.Values["stage_gen_time_ms"]
 		}
 	}
@@ -191,7 +187,7 @@ func ImageGenerationMS(r *Record) (float64, bool) {
 func DenoiseStepMS(r *Record) (float64, bool) {
 	step := 0.0
 	for _, s := range r.Stages {
-		if ImageStage(s) {
+		if kindOf(s) == StageImage {
 			step = max(step, s.Values["denoise_step_latency_ms"])
 		}
 	}

@@ -53,9 +53,12 @@ type Record struct {
 	RequestID string // the response id (chatcmpl-…) or a server request id
 	Status    int    // HTTP status, 0 when no response arrived
 	Err       *Error // nil when the request succeeded
-	Tags      map[string]string
-	Metadata  map[string]string // the iteration's metadata (execution.vu.metadata), for outputs
-	Start     time.Time         // just before the request was written
+	// Scenario is the scenario whose iteration made the request; empty in setup and
+	// teardown. Its summary block groups by it, whatever the tags say.
+	Scenario string
+	Tags     map[string]string
+	Metadata map[string]string // the iteration's metadata (execution.vu.metadata), for outputs
+	Start    time.Time         // just before the request was written
 	// Offset is Start on the run's timeline: the monotonic time since the run's origin.
 	// Offsets place requests against each other and against scenario starts (peaks, the
 	// benchmark duration) the same way live and from a record file.

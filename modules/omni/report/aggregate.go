@@ -25,7 +25,6 @@ type Result struct {
 	TotalTokenThroughput float64
 	PeakOutputTokens     float64 // max tokens in one 1-second bucket
 	PeakConcurrency      int     // max requests active in one 1-second bucket
-	RTFx                 float64
 
 	E2EL, TTFT, TPOT, ITL Dist
 	TTFC                  Dist // omnik: client time to first chunk, requests that had one

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -70,29 +71,38 @@ func (tl *timeline) add(r *record.Record) {
 
 // peaks returns the largest number of output tokens and of active requests in one of the
 // ceil(last − first) + 1 one-second buckets from t0; tokens outside them are not counted.
+// Only the buckets that saw an event are kept, so a run's span, however long, costs
+// nothing: between them the active count does not change.
 func (tl *timeline) peaks() (tokens float64, concurrency int) {
 	if tl.first > tl.last {
 		return 0, 0
 	}
-	n := int((tl.last-tl.first+time.Second-1)/time.Second) + 1
+	n := int64((tl.last-tl.first+time.Second-1)/time.Second) + 1
 	t0 := floorDiv(int64(tl.first), int64(time.Millisecond))
-	tok, active := make([]int, n), make([]int, n)
+	tok, active := map[int64]int{}, map[int64]int{}
 	for sec, c := range tl.seconds {
 		for i := range c.tokens {
 			// Every start is at or after t0, so no change in active requests falls before
 			// bucket 0; changes after the last bucket cannot raise a peak.
-			if b := floorDiv(sec*1000+int64(i)-t0, 1000); b >= 0 && b < int64(n) {
+			if c.tokens[i] == 0 && c.active[i] == 0 {
+				continue
+			}
+			if b := floorDiv(sec*1000+int64(i)-t0, 1000); b >= 0 && b < n {
 				tok[b] += int(c.tokens[i])
 				active[b] += int(c.active[i])
 			}
 		}
 	}
+	peak := 0
+	for _, v := range tok {
+		peak = max(peak, v)
+	}
 	running := 0
-	for _, d := range active {
-		running += d
+	for _, b := range slices.Sorted(maps.Keys(active)) {
+		running += active[b]
 		concurrency = max(concurrency, running)
 	}
-	return float64(slices.Max(tok)), concurrency
+	return float64(peak), concurrency
 }
 
 // floorDiv is a/b rounded down, for offsets before the origin too.

@@ -1,17 +1,21 @@
 package report
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/omnik-dev/omnik/modules/omni/record"
+)
 
 // stage prints one stage's blocks, chosen by its kind (§7.3). The metric selection gates
 // the latency blocks; timing and image blocks ignore it, as upstream.
 func (p *printer) stage(s *StageResult, sel selection) {
 	p.header(fmt.Sprintf(" Stage %d (%s) ", s.ID, s.Name), '=')
 	switch s.Kind {
-	case StageVideo:
+	case record.StageVideo:
 		p.header(" Video Result ", '=')
 		p.distIfAny("Video Generation", "VIDEO_GENERATION", " (ms)", s.GenTime)
 		return
-	case StageImage:
+	case record.StageImage:
 		p.header(" Image Result ", '=')
 		p.intRow("Total images generated:", s.Images)
 		// No Stage Timing: it would repeat the generation time.
@@ -21,7 +25,7 @@ func (p *printer) stage(s *StageResult, sel selection) {
 	p.distIfAny("Stage Timing", "stage_gen_time", " (ms)", s.GenTime)
 	p.distIfAny("Stage Postprocess", "postprocess", " (ms)", s.Postprocess)
 	switch s.Kind {
-	case StageText:
+	case record.StageText:
 		p.header(" Text Result ", '=')
 		p.intRow("Stage generated tokens:", s.Tokens)
 		if sel.has("ttft") {
@@ -34,7 +38,7 @@ func (p *printer) stage(s *StageResult, sel selection) {
 		if sel.has("itl") {
 			p.distIfAny("Inter-token Latency", "ITL", " (ms)", s.ITL)
 		}
-	case StageAudio:
+	case record.StageAudio:
 		p.header(" Audio Result ", '=')
 		p.floatRow("Stage audio duration generated(s):", s.AudioDuration)
 		p.row("Stage audio frames generated:", fmt.Sprint(s.AudioFrames))
@@ -52,7 +56,7 @@ func (p *printer) stage(s *StageResult, sel selection) {
 				p.row("AUDIO_DURATION skipped:", "missing stage-local audio duration/sample rate")
 			}
 		}
-	case StageStream:
+	case record.StageStream:
 		p.header(" Internal Stream Result ", '=')
 		if sel.has("ttfc") {
 			p.distIfAny("Serving Time to First Chunk", "Serving TTFC", " (ms)", s.TTFC)

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"flag"
+	"github.com/omnik-dev/omnik/modules/omni/record"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,18 +49,18 @@ func qwen3Omni() *Result {
 	r.AudioTTFP = d3(1186.69, 1183.57, 1194.23)
 	r.AudioRTF = d3(0.16, 0.16, 0.17)
 	r.Stages = []StageResult{
-		{ID: 0, Name: "thinker", Kind: StageText, Tokens: 4500,
+		{ID: 0, Name: "thinker", Kind: record.StageText, Tokens: 4500,
 			GenTime:     d3(19579.87, 23429.85, 23541.98),
 			ServingTTFT: d3(689.49, 696.86, 698.36),
 			TTFT:        d3(680.50, 682.27, 688.57),
 			TPOT:        d3(12.34, 12.34, 12.37),
 			ITL:         d3(12.34, 12.26, 13.74)},
-		{ID: 1, Name: "talker", Kind: StageStream,
+		{ID: 1, Name: "talker", Kind: record.StageStream,
 			GenTime: d3(16326.31, 13640.64, 25014.86),
 			TTFC:    d3(876.51, 873.99, 886.69),
 			TPOP:    d3(11.92, 12.07, 12.09),
 			ICL:     d3(11.82, 11.51, 20.44)},
-		{ID: 2, Name: "code2wav", Kind: StageAudio, AudioDuration: 370.98, AudioFrames: 8903490,
+		{ID: 2, Name: "code2wav", Kind: record.StageAudio, AudioDuration: 370.98, AudioFrames: 8903490,
 			GenTime:     d3(19692.02, 20187.22, 25146.48),
 			ServingTTFP: d3(1181.69, 1178.37, 1189.28),
 			AudioRTF:    d3(0.16, 0.16, 0.17)},
@@ -78,13 +79,13 @@ func bagel() *Result {
 	r.Images, r.ImageThroughput, r.AvgPixels = 3, 0.05, 1048576
 	r.ImageGeneration = d3(18174.88, 18176.98, 18185.23)
 	r.Stages = []StageResult{
-		{ID: 0, Name: "thinker", Kind: StageText, Tokens: 18,
+		{ID: 0, Name: "thinker", Kind: record.StageText, Tokens: 18,
 			GenTime:     d3(875.69, 877.06, 879.56),
 			ServingTTFT: d3(124.95, 129.86, 134.73),
 			TTFT:        d3(121.80, 126.85, 130.36),
 			TPOT:        d3(177.17, 177.40, 178.17),
 			ITL:         d3(118.12, 7.06, 349.32)},
-		{ID: 1, Name: "dit", Kind: StageImage, Images: 3, GenTime: d3(18174.88, 18176.98, 18185.23)},
+		{ID: 1, Name: "dit", Kind: record.StageImage, Images: 3, GenTime: d3(18174.88, 18176.98, 18185.23)},
 	}
 	return &r
 }
@@ -100,13 +101,13 @@ func hunyuanImage3() *Result {
 	r.Images, r.ImageThroughput, r.AvgPixels, r.MeanDenoiseStepMS = 3, 0.02, 1048576, 343.58
 	r.ImageGeneration = d3(17179.22, 17141.46, 17274.08)
 	r.Stages = []StageResult{
-		{ID: 0, Name: "AR", Kind: StageText, Tokens: 5344,
+		{ID: 0, Name: "AR", Kind: record.StageText, Tokens: 5344,
 			GenTime:     d3(88400.47, 41670.15, 198207.80),
 			ServingTTFT: d3(696.19, 712.40, 778.56),
 			TTFT:        d3(681.39, 702.00, 759.29),
 			TPOT:        d3(49.64, 49.65, 50.34),
 			ITL:         d3(49.15, 48.63, 52.93)},
-		{ID: 1, Name: "dit", Kind: StageImage, Images: 3, GenTime: d3(17179.22, 17141.46, 17274.08)},
+		{ID: 1, Name: "dit", Kind: record.StageImage, Images: 3, GenTime: d3(17179.22, 17141.46, 17274.08)},
 	}
 	return &r
 }

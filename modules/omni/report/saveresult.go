@@ -74,7 +74,8 @@ func SaveResult(r *Result, info RunInfo, metrics []string) map[string]any {
 		"mean_denoise_step_latency_ms": r.MeanDenoiseStepMS,
 		"max_output_tokens_per_s":      r.PeakOutputTokens,
 		"max_concurrent_requests":      r.PeakConcurrency,
-		"rtfx":                         r.RTFx,
+		// Σ input audio / duration for ASR runs: omnik sends no input audio to transcribe.
+		"rtfx": 0.0,
 	}
 	for k, v := range info.Metadata {
 		m[k] = v

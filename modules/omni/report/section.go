@@ -32,6 +32,8 @@ type SectionOptions struct {
 	Detailed bool
 	// TrendBudget is the exact-sample budget of every distribution (Options.TrendBudget).
 	TrendBudget int
+	// Started is when the run began: the date of the JSON view.
+	Started time.Time
 }
 
 func (o SectionOptions) aggregate() Options {
@@ -102,9 +104,8 @@ func (s *Section) Add(r *record.Record) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.all.add(r)
-	scenario := r.Tags["scenario"]
-	s.seen[scenario] = true
-	if sp := s.byScenario[scenario]; sp != nil {
+	s.seen[r.Scenario] = true
+	if sp := s.byScenario[r.Scenario]; sp != nil {
 		sp.add(r)
 	}
 	if !r.OK() {
@@ -214,7 +215,7 @@ func (s *Section) JSON() any {
 		if name == "" {
 			name = "all"
 		}
-		out[name] = SaveResult(r.result, RunInfo{Date: time.Now()}, s.opts.Metrics)
+		out[name] = SaveResult(r.result, RunInfo{Date: s.opts.Started}, s.opts.Metrics)
 	}
 	if len(s.failures) > 0 {
 		out["failures_by_error"] = maps.Clone(s.failures)

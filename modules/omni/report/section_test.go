@@ -8,8 +8,10 @@ import (
 	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
+// scenario places the record in a scenario; its tags may say otherwise, as a call's own
+// tags can.
 func scenario(name string) func(*record.Record) {
-	return func(r *record.Record) { r.Tags = map[string]string{"scenario": name} }
+	return func(r *record.Record) { r.Scenario, r.Tags = name, map[string]string{"scenario": "retagged"} }
 }
 
 func sectionText(t *testing.T, s *Section) string {

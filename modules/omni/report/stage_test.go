@@ -77,37 +77,11 @@ func TestAggregateStages(t *testing.T) {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
 		}
 	}
-	kinds := []StageKind{StageText, StageStream, StageAudio, StageImage, StageOther}
+	kinds := []record.StageKind{record.StageText, record.StageStream, record.StageAudio, record.StageImage, record.StageOther}
 	names := []string{"thinker", "talker", "code2wav", "dit", "stage_7"}
 	for i, s := range st {
 		if s.Kind != kinds[i] || s.Name != names[i] {
 			t.Errorf("stage %d: kind %v name %q, want %v %q", s.ID, s.Kind, s.Name, kinds[i], names[i])
-		}
-	}
-}
-
-func TestStageKind(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		final, unit string
-		want        StageKind
-	}{
-		{"text", "", StageText},
-		{"", "text", StageText},
-		{"audio", "latent", StageAudio},
-		{"", "audio", StageAudio},
-		{"images", "", StageImage},
-		{"", "image", StageImage},
-		{"image", "video", StageVideo}, // latest: image only when not video
-		{"videos", "", StageVideo},
-		{"unknown", "stream", StageStream},
-		{"text", "stream", StageText},
-		{"unknown", "latent", StageOther},
-		{"unknown", "other", StageOther},
-	}
-	for _, tt := range tests {
-		if got := stageKind(tt.final, tt.unit); got != tt.want {
-			t.Errorf("stageKind(%q, %q) = %v, want %v", tt.final, tt.unit, got, tt.want)
 		}
 	}
 }
