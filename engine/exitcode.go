@@ -46,6 +46,15 @@ func exitErrorf(code ExitCode, format string, args ...any) *ExitError {
 	return &ExitError{Code: code, Err: fmt.Errorf(format, args...)}
 }
 
+// Invalid marks err as a configuration error, exit 104, unless it already carries a code.
+func Invalid(err error) error {
+	var coded interface{ ExitCode() ExitCode }
+	if errors.As(err, &coded) {
+		return err
+	}
+	return &ExitError{Code: ExitInvalidConfig, Err: err}
+}
+
 // ExitCodeOf returns the exit code an error asks for: ExitOK for nil, the code of the
 // first error in the chain that has an ExitCode method, and 1 for any other error.
 func ExitCodeOf(err error) ExitCode {

@@ -2,7 +2,6 @@ package testrun
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -36,6 +35,7 @@ type Test struct {
 	origin time.Time
 
 	mu       sync.Mutex
+	ran      bool        // Run was called
 	run      *engine.Run // set once Run built it
 	stopping bool        // Stop came before the run existed
 }
@@ -72,12 +72,12 @@ func (t *Test) load() error {
 	}
 	if o.BeforeLoad != nil {
 		if err := o.BeforeLoad(t.module); err != nil {
-			return invalid(err)
+			return engine.Invalid(err)
 		}
 	}
 	runner, err := t.loadScript()
 	if err != nil {
-		return invalid(err)
+		return engine.Invalid(err)
 	}
 	t.runner = runner
 	if t.options, err = t.consolidate(); err != nil {
@@ -85,18 +85,18 @@ func (t *Test) load() error {
 	}
 	// Checked here so a bad summaryTrendStats fails before anything runs.
 	if t.trendStats, err = metrics.ParseTrendStats(t.options.SummaryTrendStats); err != nil {
-		return invalid(err)
+		return engine.Invalid(err)
 	}
 	if err := t.configureOmni(t.options.Modules["omni"]); err != nil {
 		return err
 	}
 	if t.thresholds, err = metrics.ParseThresholds(t.options.Thresholds, o.Thresholds, t.registry.Get); err != nil {
-		return invalid(err)
+		return engine.Invalid(err)
 	}
 	if o.SummaryExport != "" {
 		// Fail now, not after an hour of load, when the file cannot be written.
 		if err := checkWritable(o.SummaryExport); err != nil {
-			return invalid(fmt.Errorf("--summary-export: %w", err))
+			return engine.Invalid(fmt.Errorf("--summary-export: %w", err))
 		}
 	}
 	return nil
@@ -119,7 +119,7 @@ func (t *Test) consolidate() (engine.Options, error) {
 	if o.Config != "" {
 		data, err := os.ReadFile(o.Config)
 		if err != nil {
-			return engine.Options{}, invalid(fmt.Errorf("--config: %w", err))
+			return engine.Options{}, engine.Invalid(fmt.Errorf("--config: %w", err))
 		}
 		l, err := t.parseLayer("config file "+o.Config, data)
 		if err != nil {
@@ -156,7 +156,7 @@ func (t *Test) parseLayer(source string, data []byte) (engine.Options, error) {
 func (t *Test) configureOmni(raw json.RawMessage) error {
 	cfg, err := omni.ParseConfig(raw)
 	if err != nil {
-		return invalid(err)
+		return engine.Invalid(err)
 	}
 	if t.opts.Omni.BaseURL != "" {
 		cfg.BaseURL = t.opts.Omni.BaseURL
@@ -202,15 +202,6 @@ func scriptEnv(extra map[string]string) map[string]string {
 		env[k] = v
 	}
 	return env
-}
-
-// invalid marks an error as exit 104 unless it already carries a code.
-func invalid(err error) error {
-	var coded interface{ ExitCode() engine.ExitCode }
-	if errors.As(err, &coded) {
-		return err
-	}
-	return &engine.ExitError{Code: engine.ExitInvalidConfig, Err: err}
 }
 
 // checkWritable fails when a file could not be created at path, without touching a file

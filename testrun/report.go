@@ -50,7 +50,7 @@ func Report(o ReportOptions) (engine.ExitCode, error) {
 	}
 	in, closeIn, err := openInput(o.Path)
 	if err != nil {
-		return 0, invalid(err)
+		return 0, engine.Invalid(err)
 	}
 	defer closeIn()
 	rp := &reporter{opts: o, registry: metrics.NewRegistry(), stream: record.NewStream(),
@@ -65,7 +65,7 @@ func Report(o ReportOptions) (engine.ExitCode, error) {
 		if rp.views != nil {
 			rp.views.pipeline.Stop()
 		}
-		return 0, invalid(fmt.Errorf("%s: %w", o.Path, err))
+		return 0, engine.Invalid(fmt.Errorf("%s: %w", o.Path, err))
 	}
 	rp.warn(stats)
 	rp.stream.Close()

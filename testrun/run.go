@@ -3,6 +3,7 @@ package testrun
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -34,6 +35,13 @@ func (t *Test) Stop() {
 // and every file is still written. An error means the run did not start (its outputs
 // could not be opened).
 func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
+	t.mu.Lock()
+	ran := t.ran
+	t.ran = true
+	t.mu.Unlock()
+	if ran {
+		return 0, errors.New("testrun: a Test runs once; Load another")
+	}
 	o := &t.opts
 	plan, err := t.Plan()
 	if err != nil {
@@ -51,7 +59,7 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 	v, err := newViews(t.registry, t.thresholds, o.TrendBudget, sec, o.Log, outs...)
 	if err != nil {
 		_ = outs.Stop()
-		return 0, invalid(err)
+		return 0, engine.Invalid(err)
 	}
 	t.stream.Subscribe(append(v.subscribers(), record.SubscriberFunc(func(r *record.Record) {
 		outs.AddEntry(metrics.Entry{Type: "Record", Data: r})
@@ -197,12 +205,12 @@ func openOutputs(specs []string) (metrics.Outputs, error) {
 		o, err := metrics.NewOutput(s)
 		if err != nil {
 			_ = outs.Stop()
-			return nil, invalid(err)
+			return nil, engine.Invalid(err)
 		}
 		outs = append(outs, o)
 	}
 	if err := outs.Start(); err != nil {
-		return nil, invalid(err)
+		return nil, engine.Invalid(err)
 	}
 	return outs, nil
 }

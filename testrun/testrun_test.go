@@ -105,6 +105,9 @@ func runScript(t *testing.T, src string, o Options, during func(*Test)) run {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := test.Run(context.Background()); err == nil {
+		t.Error("a Test ran twice")
+	}
 	return run{code: code, stdout: stdout.String(), log: logs.String(), dir: dir}
 }
 

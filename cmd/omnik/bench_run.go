@@ -40,7 +40,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string) error {
 	r.omni.noStageSummary = !f.printStage
 	slos, err := report.ParseGoodput(f.goodput)
 	if err != nil {
-		return invalid(err)
+		return engine.Invalid(err)
 	}
 	// Only --save-detailed keeps every request in memory, for its per-request arrays.
 	r.omni.bench = report.SectionOptions{Goodput: slos, MaxConcurrency: f.maxConcurrency, RequestRate: p.rate,
@@ -60,7 +60,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string) error {
 	if f.saveResult || f.saveDetailed {
 		if f.resultDir != "" {
 			if err := os.MkdirAll(f.resultDir, 0o755); err != nil {
-				return invalid(fmt.Errorf("--result-dir: %w", err))
+				return engine.Invalid(fmt.Errorf("--result-dir: %w", err))
 			}
 		}
 		o.AfterSummary = func(sec *report.Section, m *omni.Module) error { return f.writeResult(sec, m, p, metadata) }

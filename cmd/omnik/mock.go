@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/omnik-dev/omnik/engine"
 	"os"
 	"os/signal"
 	"strings"
@@ -82,7 +83,7 @@ func newMockCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := f.server()
 			if err != nil {
-				return invalid(err)
+				return engine.Invalid(err)
 			}
 			url, err := s.Start(addr)
 			if err != nil {

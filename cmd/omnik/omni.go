@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/omnik-dev/omnik/engine"
 
 	"github.com/omnik-dev/omnik/modules/omni/report"
 	"github.com/omnik-dev/omnik/testrun"
@@ -43,12 +44,12 @@ func (f *omniFlags) section() (report.SectionOptions, error) {
 	var err error
 	if f.percentileMetrics != "" {
 		if s.Metrics, err = report.ParseMetrics(f.percentileMetrics); err != nil {
-			return s, invalid(fmt.Errorf("--percentile-metrics: %w", err))
+			return s, engine.Invalid(fmt.Errorf("--percentile-metrics: %w", err))
 		}
 	}
 	if f.metricPercentiles != "" {
 		if s.Percentiles, err = report.ParsePercentiles(f.metricPercentiles); err != nil {
-			return s, invalid(fmt.Errorf("--metric-percentiles: %w", err))
+			return s, engine.Invalid(fmt.Errorf("--metric-percentiles: %w", err))
 		}
 	}
 	s.NoStages = f.noStageSummary
@@ -64,7 +65,7 @@ func (f *omniFlags) options() (testrun.OmniOptions, error) {
 	}
 	if f.mock {
 		if o.Mock, err = f.mockFlags.server(); err != nil {
-			return o, invalid(err)
+			return o, engine.Invalid(err)
 		}
 	}
 	return o, nil

@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
 
-	"github.com/omnik-dev/omnik/engine"
 	"github.com/omnik-dev/omnik/testrun"
 	"github.com/spf13/cobra"
 )
@@ -111,13 +109,4 @@ func handleSignals(t *testrun.Test, log *slog.Logger) (context.Context, func()) 
 		close(done)
 		cancel()
 	}
-}
-
-// invalid marks an error as exit 104 unless it already carries a code.
-func invalid(err error) error {
-	var coded interface{ ExitCode() engine.ExitCode }
-	if errors.As(err, &coded) {
-		return err
-	}
-	return &engine.ExitError{Code: engine.ExitInvalidConfig, Err: err}
 }
