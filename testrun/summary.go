@@ -49,7 +49,7 @@ func exportSummary(s *metrics.Summary, path string, log interface{ Error(string,
 	if path == "" {
 		return
 	}
-	if err := writeFile(path, s.WriteJSON); err != nil {
+	if err := WriteFile(path, s.WriteJSON); err != nil {
 		log.Error("--summary-export", "err", err)
 	}
 }
@@ -64,7 +64,7 @@ func writeSummaryOutputs(out map[string][]byte, stdout, stderr io.Writer) error 
 		case "stderr":
 			_, err = stderr.Write(content)
 		default:
-			err = writeFile(name, func(w io.Writer) error { _, err := w.Write(content); return err })
+			err = WriteFile(name, func(w io.Writer) error { _, err := w.Write(content); return err })
 		}
 		if err != nil {
 			return fmt.Errorf("handleSummary output %q: %w", name, err)
@@ -73,7 +73,9 @@ func writeSummaryOutputs(out map[string][]byte, stdout, stderr io.Writer) error 
 	return nil
 }
 
-func writeFile(path string, write func(io.Writer) error) error {
+// WriteFile creates path (and its directory) and fills it with write; omnik bench writes
+// its --save-result file with it.
+func WriteFile(path string, write func(io.Writer) error) error {
 	if dir := filepath.Dir(path); dir != "." {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err

@@ -444,6 +444,12 @@ func TestReportRefusesWhatIsNotResults(t *testing.T) {
 			t.Errorf("%s: %v (exit %d), want %q and exit 104", filepath.Base(path), err, engine.ExitCodeOf(err), want)
 		}
 	}
+	// A --script that does not load is exit 104 too, before anything prints.
+	var stdout bytes.Buffer
+	_, err := Report(ReportOptions{Path: filepath.Join(f.dir, "out.ndjson"), Script: filepath.Join(f.dir, "missing.js"), Stdout: &stdout})
+	if err == nil || !strings.Contains(err.Error(), "--script") || engine.ExitCodeOf(err) != engine.ExitInvalidConfig || stdout.Len() > 0 {
+		t.Errorf("--script missing.js: %v (exit %d), printed %q", err, engine.ExitCodeOf(err), stdout.String())
+	}
 }
 
 // Minor versions only add keys: a reader takes them.

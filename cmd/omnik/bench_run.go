@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -92,25 +93,10 @@ func (f *benchFlags) writeResult(sec *report.Section, m *omni.Module, p *benchPl
 		name = f.resultFilename
 	}
 	path := filepath.Join(f.resultDir, name)
-	if err := writeResultFile(path, result); err != nil {
+	if err := testrun.WriteFile(path, func(w io.Writer) error { return report.WriteResult(w, result) }); err != nil {
 		return fmt.Errorf("--save-result: %w", err)
 	}
 	return nil
-}
-
-func writeResultFile(path string, result map[string]any) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := report.WriteResult(f, result); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // benchArgs takes vllm's space-separated list forms: `--goodput ttft:500 tpot:50` and

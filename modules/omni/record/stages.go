@@ -55,6 +55,13 @@ type StageMeasure struct {
 	Each func(s chunk.Stage, add func(float64))
 }
 
+// Built once: Each runs per stage row of every record.
+var (
+	servingPositive = stageValue("serving_time_to_first_output_ms", true)
+	servingAll      = stageValue("serving_time_to_first_output_ms", false)
+	tpop            = stageValue("time_per_output_unit_ms", false)
+)
+
 // StageMeasures are every per-stage distribution (docs/metrics.md).
 var StageMeasures = []StageMeasure{
 	{"stage_gen_time", true, stageValue("stage_gen_time_ms", false)},
@@ -62,7 +69,11 @@ var StageMeasures = []StageMeasure{
 	// An internal stream's time to first chunk keeps its zeros (TTFC); the text and audio
 	// stages' Serving TTFT and TTFP take values above 0.
 	{"stage_serving_ttfo", true, func(s chunk.Stage, add func(float64)) {
-		stageValue("serving_time_to_first_output_ms", kindOf(s) != StageStream)(s, add)
+		if kindOf(s) == StageStream {
+			servingAll(s, add)
+		} else {
+			servingPositive(s, add)
+		}
 	}},
 	{"stage_ttft", true, stageValue("vllm_ttft_ms", true)},
 	{"stage_tpot", true, stageValue("vllm_tpot_ms", true)},
@@ -70,26 +81,17 @@ var StageMeasures = []StageMeasure{
 	// Time per output chunk needs more than one chunk.
 	{"stage_tpop", true, func(s chunk.Stage, add func(float64)) {
 		if s.Values["output_unit_count"] > 1 {
-			stageValue("time_per_output_unit_ms", false)(s, add)
+			tpop(s, add)
 		}
 	}},
 	{"stage_icl", true, stageGaps("inter_output_latencies_ms", "inter_output_latency_ms")},
 	// Sent by #3628 servers only; omnik never computes it (§7.3).
 	{"stage_audio_rtf", false, stageValue("audio_rtf", true)},
 	{"stage_audio_duration", true, func(s chunk.Stage, add func(float64)) {
-		stageValue("audio_duration_s", true)(s, func(v float64) { add(v * 1000) })
-	}},
-}
-
-// StageMeasureNamed returns the stage measure of that name; it panics on a name not in
-// StageMeasures, a programming error.
-func StageMeasureNamed(name string) StageMeasure {
-	for _, m := range StageMeasures {
-		if m.Name == name {
-			return m
+		if v, ok := s.Values["audio_duration_s"]; ok && v > 0 {
+			add(v * 1000)
 		}
-	}
-	panic("record: no stage measure " + name)
+	}},
 }
 
 // stageValue adds the row's value of key when the row reported it (and, with positive,
