@@ -118,7 +118,8 @@ func runScriptIn(t *testing.T, env scriptEnv, src string) (*sink, *report.Sectio
 }
 
 // A call cut off by the end of its iteration never gets its loop callback, yet it is
-// counted: in the metrics (so thresholds see it) as in the Serving block.
+// counted: in the metrics as in the Serving block, as interrupted, never as a failure
+// (the server did nothing wrong, so requests_failed and its thresholds do not see it).
 func TestInterruptedCallIsStillCounted(t *testing.T) {
 	t.Parallel()
 	env := scriptEnv{interruptAfter: 300 * time.Millisecond}
@@ -127,18 +128,23 @@ export default async function () {
   await omni.chat({ messages: [{ role: 'user', content: 'hi' }] },
     { headers: { 'X-Omnik-Mock-Fault': 'stall,after=1,delay=10s' } });
 }`)
-	if n := len(k.values("requests", "", "")); n != 1 {
-		t.Fatalf("requests samples = %d, want 1", n)
+	if n := len(k.values("requests_interrupted", "", "")); n != 1 {
+		t.Fatalf("requests_interrupted samples = %d, want 1", n)
 	}
-	if failed := k.values("requests_failed", "error", "canceled"); len(failed) != 1 {
-		t.Errorf("requests_failed{error:canceled} = %v", failed)
+	if n, failed := len(k.values("requests", "", "")), k.values("requests_failed", "", ""); n != 0 || len(failed) != 0 {
+		t.Errorf("requests = %d samples, requests_failed = %v: an interruption is neither", n, failed)
 	}
 	var text strings.Builder
 	if err := sec.Text(&text); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(text.String(), "Failed requests:                         1") {
-		t.Errorf("Serving block does not count the call:\n%s", text.String())
+	for _, want := range []string{"Failed requests:                         0", "Interrupted requests:                    1"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("Serving block lacks %q:\n%s", want, text.String())
+		}
+	}
+	if strings.Contains(text.String(), "FAILED REQUESTS BY ERROR") {
+		t.Errorf("an interruption is listed as a failure:\n%s", text.String())
 	}
 }
 

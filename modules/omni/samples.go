@@ -11,6 +11,7 @@ import (
 // per record.Measure and per record.StageMeasure, and the counters.
 type Metrics struct {
 	Requests, RequestsFailed                       *metrics.Metric
+	Interrupted                                    *metrics.Metric // requests_interrupted: cut off by the run
 	InputTokens, OutputTokens, Images, ImagePixels *metrics.Metric
 	DataSent, DataReceived                         *metrics.Metric // the built-in data_sent and data_received
 	measures                                       []measured
@@ -42,6 +43,7 @@ func RegisterMetrics(r *metrics.Registry) *Metrics {
 	m := &Metrics{
 		Requests:       counter("requests"),
 		RequestsFailed: r.MustNew("requests_failed", metrics.Rate, metrics.Default),
+		Interrupted:    counter("requests_interrupted"),
 		InputTokens:    counter("input_tokens"),
 		OutputTokens:   counter("output_tokens"),
 		Images:         counter("images"),
@@ -73,10 +75,15 @@ func (m *Metrics) samples(r *record.Record) []metrics.Sample {
 	add := func(m *metrics.Metric, t *metrics.TagSet, v float64) {
 		out = append(out, metrics.Sample{Metric: m, Tags: t, Time: now, Value: v, Metadata: r.Metadata})
 	}
-	add(m.Requests, tags, 1)
-	// A failed request's bytes were still on the wire.
+	// A failed or interrupted request's bytes were still on the wire.
 	add(m.DataSent, tags, float64(r.BytesSent))
 	add(m.DataReceived, tags, float64(r.BytesReceived))
+	if r.Interrupted() {
+		// The run cut it off: not a request the server answered or failed.
+		add(m.Interrupted, tags, 1)
+		return out
+	}
+	add(m.Requests, tags, 1)
 	if !r.OK() {
 		add(m.RequestsFailed, tags.With("error", r.Err.Kind), 1)
 		return out

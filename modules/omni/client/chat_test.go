@@ -159,7 +159,7 @@ func TestChatTimeoutAndConnect(t *testing.T) {
 	}
 	ctx, cancel = context.WithCancel(context.Background())
 	cancel()
-	if r = Chat(ctx, s.Client(), Request{URL: s.URL}); r.OK() || r.Err.Kind != record.KindCanceled {
+	if r = Chat(ctx, s.Client(), Request{URL: s.URL}); r.OK() || r.Err.Kind != record.KindInterrupted {
 		t.Fatalf("canceled: %+v", r.Err)
 	}
 }

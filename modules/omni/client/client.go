@@ -216,7 +216,7 @@ func (c *call) fail(err error) {
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(c.ctx.Err(), context.DeadlineExceeded):
 		kind = record.KindTimeout
 	case errors.Is(err, context.Canceled):
-		kind = record.KindCanceled
+		kind = record.KindInterrupted
 	case errors.Is(err, sse.ErrEventTooLarge) || errors.Is(err, ErrBodyTooLarge):
 		kind = record.KindOversized
 	case errors.Is(err, sse.ErrNoDone):

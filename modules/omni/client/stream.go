@@ -314,5 +314,5 @@ func ctxKind(ctx context.Context) string {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return record.KindTimeout
 	}
-	return record.KindCanceled
+	return record.KindInterrupted
 }

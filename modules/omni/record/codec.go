@@ -16,7 +16,7 @@ import (
 // snake_case keys, offsets as float milliseconds in "…_ms" keys, counts as integers.
 // A change that renames or re-types a key bumps the major version; a key added later
 // bumps the minor one ("omnik.record/v2.1"), which older readers ignore.
-const Schema = "omnik.record/v2"
+const Schema = "omnik.record/v2.1"
 
 const (
 	schemaPrefix = "omnik.record/v"
@@ -203,6 +203,10 @@ func Decode(data []byte) (*Record, error) {
 		return nil, &FieldError{Field: "e2el_ms", Reason: "missing"}
 	case w.OK != (w.Error == nil):
 		return nil, &FieldError{Field: "error", Reason: "ok and error disagree"}
+	}
+	if w.Error != nil && w.Error.Kind == "canceled" {
+		// v2.0 named an interruption by the run "canceled".
+		w.Error.Kind = KindInterrupted
 	}
 	r := &Record{
 		Endpoint: w.Endpoint, RequestID: w.RequestID, Status: w.Status, Err: w.Error, Scenario: w.Scenario,

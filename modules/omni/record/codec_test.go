@@ -68,7 +68,7 @@ func TestRecordJSONShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"schema":"omnik.record/v2"`, `"offset_ms":10800000.000007`, `"start_lag_ms":1.5`, `"e2el_ms":2000.000001`,
+	for _, want := range []string{`"schema":"` + Schema + `"`, `"offset_ms":10800000.000007`, `"start_lag_ms":1.5`, `"e2el_ms":2000.000001`,
 		`"text_chunks":[{"at_ms":80,"bytes":5,"tokens":1}`, `"stages":{"1":{`, `"stage_name":"talker"`, `"image_ms":[400]`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("no %s in %s", want, b)
@@ -131,6 +131,22 @@ func TestDecodeRefusesWhatItCannotUse(t *testing.T) {
 	}
 	if _, err := Decode([]byte(with("from_the_future", `{"x":[1]}`))); err != nil {
 		t.Errorf("an unknown key: %v", err)
+	}
+}
+
+// A v2.0 file named an interruption "canceled"; it still reads as one, not as a failure.
+func TestDecodeReadsAV20InterruptionAsInterrupted(t *testing.T) {
+	t.Parallel()
+	r := full()
+	r.Err = &Error{Kind: KindInterrupted, Message: "context canceled"}
+	b, _ := json.Marshal(r)
+	old := strings.Replace(strings.Replace(string(b), `"interrupted"`, `"canceled"`, 1), Schema, "omnik.record/v2", 1)
+	got, err := Decode([]byte(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Interrupted() || got.Failed() || got.OK() {
+		t.Errorf("decoded %+v: want interrupted, not failed", got.Err)
 	}
 }
 

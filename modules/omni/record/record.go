@@ -33,7 +33,7 @@ const (
 	KindMalformed   = "malformed_event"    // an event or body that is not the JSON expected
 	KindStall       = "stall_timeout"      // no event for longer than the stall timeout
 	KindTimeout     = "timeout"            // the whole request took longer than its timeout
-	KindCanceled    = "canceled"           // the run stopped the request
+	KindInterrupted = "interrupted"        // the run stopped the request: not the server's failure
 	KindWAVBroken   = "wav_broken"         // an audio chunk whose WAV header cannot be read
 	KindOversized   = "oversized_event"    // an event larger than the reader accepts
 )
@@ -86,6 +86,14 @@ type Record struct {
 
 // OK reports a successful request.
 func (r *Record) OK() bool { return r.Err == nil }
+
+// Interrupted reports a request the run itself cut off (end of gracefulStop, an abort,
+// a signal). It is neither a success nor the server's failure: every view counts it
+// apart and keeps it out of failure rates and distributions.
+func (r *Record) Interrupted() bool { return r.Err != nil && r.Err.Kind == KindInterrupted }
+
+// Failed reports a request that failed for a reason other than the run stopping it.
+func (r *Record) Failed() bool { return r.Err != nil && r.Err.Kind != KindInterrupted }
 
 // TextChunk is a text chunk that carried new, non-empty content.
 type TextChunk struct {

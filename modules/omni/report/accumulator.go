@@ -18,6 +18,7 @@ type Accumulator struct {
 	opts Options
 
 	completed, failed       int
+	interrupted             int // cut off by the run: neither completed nor failed
 	totalInput, totalOutput int
 	good                    int
 	measured, continuityOK  int // requests with a continuity measurement, and those within the threshold
@@ -49,9 +50,16 @@ func NewAccumulator(opts Options) *Accumulator {
 	return a
 }
 
+// requests counts every request folded, however it ended.
+func (a *Accumulator) requests() int { return a.completed + a.failed + a.interrupted }
+
 // Add folds one finished request. Only successful requests enter a distribution; a
-// failure only counts.
+// failure or an interruption only counts.
 func (a *Accumulator) Add(r *record.Record) {
+	if r.Interrupted() {
+		a.interrupted++
+		return
+	}
 	if !r.OK() {
 		a.failed++
 		return
@@ -108,6 +116,7 @@ func (a *Accumulator) Result(duration time.Duration) *Result {
 		Goodput:          a.opts.Goodput,
 		Completed:        a.completed,
 		Failed:           a.failed,
+		Interrupted:      a.interrupted,
 		TotalInput:       a.totalInput,
 		TotalOutput:      a.totalOutput,
 		AudioTotalFrames: a.audioFrames,

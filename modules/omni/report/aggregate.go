@@ -17,6 +17,7 @@ type Result struct {
 	Goodput        []SLO
 
 	Completed, Failed       int
+	Interrupted             int // requests the run cut off; the reference has no such row
 	TotalInput, TotalOutput int
 
 	RequestThroughput    float64

@@ -70,6 +70,10 @@ func Render(w io.Writer, r *Result, opts RenderOptions) error {
 	p.header(" "+title+" ", '=')
 	p.intRow("Successful requests:", r.Completed)
 	p.intRow("Failed requests:", r.Failed)
+	if r.Interrupted > 0 {
+		// omnik's row, only when there is something to say, so the layout stays vLLM's.
+		p.intRow("Interrupted requests:", r.Interrupted)
+	}
 	if r.MaxConcurrency > 0 {
 		p.intRow("Maximum request concurrency:", r.MaxConcurrency)
 	}

@@ -59,6 +59,7 @@ func SaveResult(r *Result, info RunInfo, metrics []string) map[string]any {
 		"duration":                     r.Duration.Seconds(),
 		"completed":                    r.Completed,
 		"failed":                       r.Failed,
+		"interrupted":                  r.Interrupted,
 		"total_input_tokens":           r.TotalInput,
 		"total_output_tokens":          r.TotalOutput,
 		"request_throughput":           r.RequestThroughput,

@@ -108,7 +108,7 @@ func (s *Section) Add(r *record.Record) {
 	if sp := s.byScenario[r.Scenario]; sp != nil {
 		sp.add(r)
 	}
-	if !r.OK() {
+	if r.Failed() {
 		s.failures[r.Err.Kind]++
 	}
 	if s.opts.Detailed {
@@ -132,14 +132,14 @@ type scenarioResult struct {
 // results aggregates the whole run and, when several scenarios made requests, each one.
 // The caller holds s.mu.
 func (s *Section) results() []scenarioResult {
-	if s.all.acc.completed+s.all.acc.failed == 0 {
+	if s.all.acc.requests() == 0 {
 		return nil
 	}
 	start, started := s.runStart()
 	out := []scenarioResult{{"", s.all.acc.Result(s.all.duration(start, started))}}
 	for _, name := range slices.Sorted(maps.Keys(s.byScenario)) {
 		sp := s.byScenario[name]
-		if sp.acc.completed+sp.acc.failed > 0 {
+		if sp.acc.requests() > 0 {
 			at, ok := s.starts[name]
 			out = append(out, scenarioResult{name, sp.acc.Result(sp.duration(at, ok))})
 		}
