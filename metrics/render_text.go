@@ -132,8 +132,7 @@ func (r *textRenderer) metrics() {
 	if len(names) == 0 {
 		return
 	}
-	// Sub-metrics sort right after their parent: '{' sorts after every name character.
-	sort.Strings(names)
+	sortUnderParents(names)
 	r.printf("  METRICS\n\n")
 	approx := false
 	for _, n := range names {
@@ -152,6 +151,19 @@ func (r *textRenderer) metrics() {
 		r.printf("\n    ~ percentiles from an HDR histogram, relative error ≤ %.3f%%\n", HDRRelativeError*100)
 	}
 	r.printf("\n")
+}
+
+// sortUnderParents sorts metric names with each sub-metric ("e2el{scenario:s}") right
+// under its parent: by the parent's name first, so "e2el_intended" cannot come between.
+func sortUnderParents(names []string) {
+	sort.Slice(names, func(i, j int) bool {
+		pi, si, _ := strings.Cut(names[i], "{")
+		pj, sj, _ := strings.Cut(names[j], "{")
+		if pi != pj {
+			return pi < pj
+		}
+		return si < sj
+	})
 }
 
 func (r *textRenderer) values(ms *MetricSummary) string {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -133,5 +134,16 @@ func TestWriteTextReportsWriteErrors(t *testing.T) {
 	t.Parallel()
 	if err := testSummary(t, SummaryOptions{NoColor: true}).WriteText(failingWriter{}); err == nil {
 		t.Error("WriteText to a failing writer returned nil")
+	}
+}
+
+// A sub-metric's row stays under its parent, whatever names sort between them.
+func TestSubMetricsSortUnderTheirParent(t *testing.T) {
+	t.Parallel()
+	names := []string{"e2el_intended", "e2el{scenario:s}", "e2el", "e2el_intended{scenario:s}", "e2el{endpoint:chat}", "a_b"}
+	sortUnderParents(names)
+	want := []string{"a_b", "e2el", "e2el{endpoint:chat}", "e2el{scenario:s}", "e2el_intended", "e2el_intended{scenario:s}"}
+	if !slices.Equal(names, want) {
+		t.Errorf("order %q, want %q", names, want)
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/omnik-dev/omnik/engine"
@@ -47,7 +49,7 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 	if err != nil {
 		return 0, err
 	}
-	outs, err := openOutputs(o.Outs)
+	outs, err := openOutputs(o.Outs, o.Log)
 	if err != nil {
 		return 0, err
 	}
@@ -199,9 +201,13 @@ func warnLate(log interface{ Warn(string, ...any) }, end runEnd) {
 	}
 }
 
-func openOutputs(specs []string) (metrics.Outputs, error) {
+func openOutputs(specs []string, log *slog.Logger) (metrics.Outputs, error) {
 	var outs metrics.Outputs
 	for _, s := range specs {
+		if strings.HasPrefix(s, "csv=") {
+			// Said once, up front, so nobody looks in the CSV for what only JSON holds.
+			log.Info("--out " + s + " holds metric points, one row per sample; request records (what omnik report reads) are written only by --out json=FILE")
+		}
 		o, err := metrics.NewOutput(s)
 		if err != nil {
 			_ = outs.Stop()

@@ -108,3 +108,25 @@ func TestRunNoSummary(t *testing.T) {
 		t.Errorf("--summary-export with --no-summary: schema %q", s.Schema)
 	}
 }
+
+// An omni run into CSV says once what the CSV holds and raises no alarm for the records
+// it leaves to the JSON output.
+func TestCSVOfAnOmniRunSaysWhatItHoldsAndLosesNothing(t *testing.T) {
+	t.Parallel()
+	dir := writeFiles(t, map[string]string{"script.js": `import omni from 'omni';
+export const options = { vus: 1, iterations: 2 };
+export default async function () { await omni.chat({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }); }
+`})
+	r := runOmnik(t, dir, nil, "run", "-q", "--mock", "--out", "csv=points.csv", "script.js")
+	expect{code: 0, stderr: []string{"holds metric points"}, notStderr: []string{"level=ERROR", "lost"}}.check(t, r)
+	if n := strings.Count(r.stderr, "holds metric points"); n != 1 {
+		t.Errorf("the CSV note is said %d times, want once", n)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "points.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(string(data), "\nttft,"); got != 2 {
+		t.Errorf("%d ttft rows, want one per request (2)", got)
+	}
+}
