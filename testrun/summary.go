@@ -6,6 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/omnik-dev/omnik/metrics"
@@ -42,6 +45,24 @@ func (t *Test) emitSummary(s *metrics.Summary) error {
 		}
 	}
 	return hsErr
+}
+
+// crossed names the failed thresholds, as k6 does ("thresholds on metrics … have been
+// crossed"), with each expression and what it observed.
+func crossed(failed []metrics.ThresholdResult) string {
+	var names, parts []string
+	for _, r := range failed {
+		name := r.Threshold.SinkName()
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+		observed := strconv.FormatFloat(r.Observed, 'g', 6, 64)
+		if r.NoData {
+			observed = "no data"
+		}
+		parts = append(parts, fmt.Sprintf("%s: %s (observed %s)", name, r.Threshold.Source, observed))
+	}
+	return fmt.Sprintf("thresholds on metrics '%s' have been crossed: %s", strings.Join(names, "', '"), strings.Join(parts, "; "))
 }
 
 // exportSummary writes --summary-export, when asked; a failure is logged, the run goes on.

@@ -350,3 +350,22 @@ func TestRunSummaryTrendStatsAndTimeUnitFromEnvironment(t *testing.T) {
 	r := runOmnik(t, dir, []string{"OMNIK_SUMMARY_TREND_STATS=avg,p(99.9)", "OMNIK_SUMMARY_TIME_UNIT=s"}, "run", "-q", "script.js")
 	expect{code: 0, stdout: []string{"my_trend............: avg=5 p(99.9)=5\n", "iteration_duration..: avg=0.00s p(99.9)=0.00s\n"}}.check(t, r)
 }
+
+// With no summary to show them, crossed thresholds are still named on stderr: exit 99
+// is never silent.
+func TestNoSummaryStillNamesTheCrossedThresholds(t *testing.T) {
+	t.Parallel()
+	dir := writeFiles(t, map[string]string{"script.js": `import { Trend } from 'omnik/metrics';
+const t = new Trend('my_trend');
+export const options = { iterations: 1, thresholds: { my_trend: ['p(99) < 10', 'avg < 100'], 'my_trend{x:y}': ['max < 1'] } };
+export default function () { t.add(50); }
+`})
+	r := runOmnik(t, dir, nil, "run", "-q", "--no-summary", "script.js")
+	expect{code: 99,
+		stderr: []string{"thresholds on metrics 'my_trend', 'my_trend{x:y}' have been crossed", "my_trend: p(99) < 10 (observed 50)", "my_trend{x:y}: max < 1 (observed no data)"},
+		notStderr: []string{"avg < 100"},
+	}.check(t, r)
+	if strings.TrimSpace(r.stdout) != "" {
+		t.Errorf("--no-summary printed:\n%s", r.stdout)
+	}
+}
