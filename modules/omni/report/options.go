@@ -96,7 +96,7 @@ func ParseGoodput(args []string) ([]SLO, error) {
 			key = "audio_ttfp"
 		}
 		if _, known := goodputValue[key]; !ok || !known {
-			return nil, fmt.Errorf("goodput %q: want KEY:ms with KEY one of ttft, tpot, e2el, ttfc, audio_ttfp", a)
+			return nil, fmt.Errorf("goodput %q: want KEY:ms with KEY one of ttft, tpot, e2el, ttfc, audio_ttfp (or audio_ttft)", a)
 		}
 		ms, err := strconv.ParseFloat(val, 64)
 		if err != nil || ms < 0 || math.IsInf(ms, 0) || math.IsNaN(ms) {
