@@ -16,6 +16,7 @@ import (
 
 	"github.com/omnik-dev/omnik/engine"
 	"github.com/omnik-dev/omnik/mock"
+	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
 // mixedScript is chat, speech and images side by side, each its own scenario.
@@ -426,12 +427,12 @@ func TestReportRefusesWhatIsNotResults(t *testing.T) {
 	f := liveFile(t)
 	newer := f.write("newer", func(ls []string) []string {
 		i := index(ls, `"type":"Record"`, 0)
-		ls[i] = strings.Replace(ls[i], `"omnik.record/v2"`, `"omnik.record/v3"`, 1)
+		ls[i] = strings.Replace(ls[i], `"`+record.Schema+`"`, `"omnik.record/v3"`, 1)
 		return ls
 	})
 	older := f.write("older", func(ls []string) []string {
 		for i := range ls {
-			ls[i] = strings.Replace(ls[i], `"omnik.record/v2"`, `"omnik.record/v1"`, 1)
+			ls[i] = strings.Replace(ls[i], `"`+record.Schema+`"`, `"omnik.record/v1"`, 1)
 		}
 		return ls
 	})
@@ -458,7 +459,7 @@ func TestReportReadsNewerMinorVersions(t *testing.T) {
 	f := liveFile(t)
 	path := f.write("minor", func(ls []string) []string {
 		for i := range ls {
-			ls[i] = strings.Replace(ls[i], `"omnik.record/v2"`, `"omnik.record/v2.4","new_key":[1]`, 1)
+			ls[i] = strings.Replace(ls[i], `"`+record.Schema+`"`, `"omnik.record/v2.4","new_key":[1]`, 1)
 			ls[i] = strings.Replace(ls[i], `"omnik.run/v1"`, `"omnik.run/v1.2"`, 1)
 		}
 		return ls

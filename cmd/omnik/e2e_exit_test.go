@@ -362,7 +362,7 @@ export default function () { t.add(50); }
 `})
 	r := runOmnik(t, dir, nil, "run", "-q", "--no-summary", "script.js")
 	expect{code: 99,
-		stderr: []string{"thresholds on metrics 'my_trend', 'my_trend{x:y}' have been crossed", "my_trend: p(99) < 10 (observed 50)", "my_trend{x:y}: max < 1 (observed no data)"},
+		stderr:    []string{"thresholds on metrics 'my_trend', 'my_trend{x:y}' have been crossed", "my_trend: p(99) < 10 (observed 50)", "my_trend{x:y}: max < 1 (observed no data)"},
 		notStderr: []string{"avg < 100"},
 	}.check(t, r)
 	if strings.TrimSpace(r.stdout) != "" {
