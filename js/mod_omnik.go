@@ -58,29 +58,6 @@ func (vu *VU) check(c goja.FunctionCall) goja.Value {
 	return vu.rt.ToValue(all)
 }
 
-// group runs fn with samples tagged group=::outer::name and records group_duration.
-func (vu *VU) group(name string, fn goja.Callable) goja.Value {
-	vu.RequireVUContext("group()")
-	prev := vu.state.group
-	vu.state.group = prev + "::" + name
-	vu.tagsChanged = true
-	defer func() {
-		vu.state.group = prev
-		vu.tagsChanged = true
-	}()
-	start := time.Now()
-	res, err := fn(goja.Undefined())
-	if err != nil {
-		panic(err)
-	}
-	if _, isPromise := res.Export().(*goja.Promise); isPromise {
-		panic(vu.rt.NewTypeError("group %q: async functions are not supported (the group would end before its work)", name))
-	}
-	vu.Emit(metrics.Sample{Metric: vu.runner.cfg.builtin.GroupDuration, Tags: vu.Tags(), Time: time.Now(),
-		Value: float64(time.Since(start)) / float64(time.Millisecond), Metadata: vu.Metadata()})
-	return res
-}
-
 // sleep waits without freezing the loop: callbacks that come due meanwhile still run.
 func (vu *VU) sleep(seconds float64) {
 	vu.RequireVUContext("sleep()")
