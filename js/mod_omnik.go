@@ -10,14 +10,15 @@ import (
 	"github.com/omnik-dev/omnik/metrics"
 )
 
-// omnikModule is `import { check, group, sleep, fail, randomSeed } from 'omnik'`.
+// omnikModule is `import { check, group, sleep, fail, randomSeed, textSummary } from 'omnik'`.
 func omnikModule(vu *VU) (*Exports, error) {
 	return &Exports{Named: map[string]any{
-		"check":      vu.check,
-		"group":      vu.group,
-		"sleep":      vu.sleep,
-		"fail":       vu.fail,
-		"randomSeed": vu.randomSeed,
+		"check":       vu.check,
+		"group":       vu.group,
+		"sleep":       vu.sleep,
+		"fail":        vu.fail,
+		"randomSeed":  vu.randomSeed,
+		"textSummary": vu.textSummary,
 	}}, nil
 }
 

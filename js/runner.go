@@ -80,6 +80,8 @@ type Runner struct {
 	exports map[string]bool
 	files   *fileCache
 	shared  *sharedStore
+	// summarySections are the summary's sections while handleSummary runs (textSummary).
+	summarySections []metrics.Section
 }
 
 // Load transforms and compiles the script at path and runs its init code once to read
