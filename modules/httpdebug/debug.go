@@ -113,6 +113,14 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// CloseIdleConnections passes http.Client.CloseIdleConnections on to the wrapped
+// transport.
+func (t *transport) CloseIdleConnections() {
+	if c, ok := t.next.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
 func sortedKeys(h http.Header) []string {
 	keys := make([]string, 0, len(h))
 	for k := range h {

@@ -122,3 +122,20 @@ func TestParseMode(t *testing.T) {
 		t.Error("ParseMode(bodies) accepted")
 	}
 }
+
+// idleCloser records CloseIdleConnections.
+type idleCloser struct {
+	http.RoundTripper
+	closed bool
+}
+
+func (c *idleCloser) CloseIdleConnections() { c.closed = true }
+
+func TestWrappedTransportStillClosesIdleConnections(t *testing.T) {
+	t.Parallel()
+	inner := &idleCloser{RoundTripper: http.DefaultTransport}
+	(&http.Client{Transport: NewPrinter(io.Discard, Headers).Wrap(inner)}).CloseIdleConnections()
+	if !inner.closed {
+		t.Error("CloseIdleConnections did not reach the wrapped transport")
+	}
+}
