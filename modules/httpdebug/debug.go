@@ -88,8 +88,8 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		fmt.Fprintf(&b, "Content-Length: %d\n", req.ContentLength)
 	}
 	writeHeader(&b, req.Header)
+	b.WriteByte('\n')
 	if sent != nil {
-		b.WriteByte('\n')
 		sent.describe(&b, "no body bytes sent yet")
 	}
 	if err != nil {
