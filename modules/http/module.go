@@ -102,11 +102,11 @@ func (m *Module) JS() js.Module {
 		named := map[string]any{
 			"request": func(c goja.FunctionCall) goja.Value {
 				vu.RequireVUContext("http.request()")
-				return m.blocking(vu, m.prepare(vu, c.Argument(0).String(), c.Argument(1), c.Argument(2), c.Argument(3)))
+				return m.blocking(vu, m.prepare(vu, methodArg(vu, c.Argument(0)), c.Argument(1), c.Argument(2), c.Argument(3)))
 			},
 			"asyncRequest": func(c goja.FunctionCall) goja.Value {
 				vu.RequireVUContext("http.asyncRequest()")
-				return m.async(vu, m.prepare(vu, c.Argument(0).String(), c.Argument(1), c.Argument(2), c.Argument(3)))
+				return m.async(vu, m.prepare(vu, methodArg(vu, c.Argument(0)), c.Argument(1), c.Argument(2), c.Argument(3)))
 			},
 		}
 		for name, method := range map[string]string{"get": http.MethodGet, "head": http.MethodHead} {

@@ -176,6 +176,9 @@ func TestScriptMistakesThrow(t *testing.T) {
 		{`import http from 'omnik/http'; export default function () { http.get('/x'); }`, "no base URL"},
 		{`import http from 'omnik/http'; export default function () { http.get('http://h/', { responseType: 'json' }); }`, "want text, binary or none"},
 		{`import http from 'omnik/http'; export default function () { http.get('http://h/', { timeout: 'soon' }); }`, "timeout soon"},
+		{`import http from 'omnik/http'; export default function () { http.get(); }`, "the first argument must be the URL"},
+		{`import http from 'omnik/http'; export default function () { http.request(undefined, 'http://h/'); }`, "undefined is not an HTTP method"},
+		{`import http from 'omnik/http'; export default async function () { await http.asyncRequest('GET /', 'http://h/'); }`, "GET / is not an HTTP method"},
 	} {
 		_, _, err := runScript(t, env{}, tc.src)
 		if err == nil || !strings.Contains(js.Exception(err), tc.want) {

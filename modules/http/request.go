@@ -36,7 +36,9 @@ type spec struct {
 // the script's bug: it throws, where a request that fails resolves with its error.
 func (m *Module) prepare(vu *js.VU, method string, urlV, bodyV, paramsV goja.Value) *spec {
 	rt := vu.Runtime()
-	method = strings.ToUpper(method)
+	if isNullish(urlV) {
+		panic(rt.NewTypeError("http %s: the first argument must be the URL", method))
+	}
 	u, err := m.resolve(urlV.String())
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		msg := "want an http or https URL"
@@ -89,6 +91,20 @@ func (s *spec) readParams(rt *goja.Runtime, po *goja.Object) {
 	}
 }
 
+// methodArg reads request()'s method: an HTTP token such as GET, in any case.
+func methodArg(vu *js.VU, v goja.Value) string {
+	m := ""
+	if !isNullish(v) {
+		m = strings.ToUpper(v.String())
+	}
+	if m == "" || strings.IndexFunc(m, func(r rune) bool { return !('A' <= r && r <= 'Z' || r == '-') }) >= 0 {
+		panic(vu.Runtime().NewTypeError("http.request(method, url, …): %s is not an HTTP method", v))
+	}
+	return m
+}
+
+func isNullish(v goja.Value) bool { return v == nil || goja.IsUndefined(v) || goja.IsNull(v) }
+
 // timeoutOf reads a timeout given in milliseconds or as a Go duration string.
 func timeoutOf(v goja.Value) (time.Duration, bool) {
 	if str, ok := v.Export().(string); ok {
@@ -102,7 +118,7 @@ func timeoutOf(v goja.Value) (time.Duration, bool) {
 // requestBody is the bytes to send and, for an object sent as JSON, its content type.
 // A string is sent as UTF-8; an ArrayBuffer or typed array as its bytes, not copied.
 func requestBody(vu *js.VU, v goja.Value) ([]byte, string) {
-	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+	if isNullish(v) {
 		return nil, ""
 	}
 	switch x := v.Export().(type) {
