@@ -122,9 +122,11 @@ func (vu *VU) setTimer(c goja.FunctionCall, interval bool) goja.Value {
 	id := vu.nextTimer
 	t := &jsTimer{interval: interval}
 	vu.timers[id] = t
+	// The callback runs in the group that armed the timer, not wherever the loop is then.
+	g := vu.currentGroup()
 	var arm func()
 	arm = func() {
-		t.lt = vu.loop.after(d, func() error {
+		t.lt = vu.loop.after(d, vu.inGroup(g, func() error {
 			if t.cleared {
 				return nil
 			}
@@ -136,7 +138,7 @@ func (vu *VU) setTimer(c goja.FunctionCall, interval bool) goja.Value {
 				arm()
 			}
 			return err
-		})
+		}))
 	}
 	arm()
 	return vu.rt.ToValue(id)

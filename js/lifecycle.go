@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+	"github.com/omnik-dev/omnik/metrics"
 )
 
 // LifecycleError is an exception or timeout in setup, teardown or handleSummary (exit 107).
@@ -46,9 +47,10 @@ func (r *Runner) Teardown(ctx context.Context, data SetupData, timeout time.Dura
 	return err
 }
 
-// HandleSummary calls handleSummary(summary) and returns its {stdout|stderr|path: content}
-// map; ok is false when the script does not export it or it returned nothing.
-func (r *Runner) HandleSummary(ctx context.Context, summary any, timeout time.Duration) (out map[string][]byte, ok bool, err error) {
+// HandleSummary calls handleSummary(data), data being the summary's JSON, and returns its
+// {stdout|stderr|path: content} map; ok is false when the script does not export it or
+// it returned nothing. textSummary(data) there renders the summary's sections too.
+func (r *Runner) HandleSummary(ctx context.Context, summary *metrics.Summary, timeout time.Duration) (out map[string][]byte, ok bool, err error) {
 	if !r.HasExport("handleSummary") {
 		return nil, false, nil
 	}
@@ -56,6 +58,7 @@ func (r *Runner) HandleSummary(ctx context.Context, summary any, timeout time.Du
 	if err != nil {
 		return nil, false, &LifecycleError{Stage: "handleSummary", Err: err}
 	}
+	r.summarySections = summary.Sections
 	v, vu, err := r.runStage(ctx, "handleSummary", timeout, raw)
 	if err != nil {
 		return nil, false, err

@@ -64,6 +64,7 @@ func build(path, abs string, entry []string, stdin *api.StdinOptions) (*compiled
 		AbsWorkingDir: filepath.Dir(abs),
 		Loader:        map[string]api.Loader{".mjs": api.LoaderJS, ".cjs": api.LoaderJS},
 		Supported:     map[string]bool{"dynamic-import": false},
+		Plugins:       []api.Plugin{k6Hints},
 	})
 	if len(res.Errors) > 0 {
 		return nil, scriptErrorFromBuild(res.Errors)

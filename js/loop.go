@@ -91,8 +91,14 @@ func (l *eventLoop) run(ctx context.Context, first func() error) error {
 // pumpUntil runs due callbacks until deadline; sleep uses it so timers and resolved
 // native calls are not frozen while the script sleeps.
 func (l *eventLoop) pumpUntil(ctx context.Context, deadline time.Time) error {
-	t := time.NewTimer(time.Until(deadline))
+	done := make(chan struct{})
+	t := time.AfterFunc(time.Until(deadline), func() { close(done) })
 	defer t.Stop()
+	return l.pumpWhile(ctx, done)
+}
+
+// pumpWhile runs due callbacks until done is closed or ctx ends.
+func (l *eventLoop) pumpWhile(ctx context.Context, done <-chan struct{}) error {
 	for {
 		q, _ := l.take()
 		for i, fn := range q {
@@ -101,12 +107,14 @@ func (l *eventLoop) pumpUntil(ctx context.Context, deadline time.Time) error {
 				return err
 			}
 		}
-		if !time.Now().Before(deadline) {
+		select {
+		case <-done:
 			return nil
+		default:
 		}
 		select {
 		case <-l.wakeup:
-		case <-t.C:
+		case <-done:
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()

@@ -10,14 +10,15 @@ import (
 	"github.com/omnik-dev/omnik/metrics"
 )
 
-// omnikModule is `import { check, group, sleep, fail, randomSeed } from 'omnik'`.
+// omnikModule is `import { check, group, sleep, fail, randomSeed, textSummary } from 'omnik'`.
 func omnikModule(vu *VU) (*Exports, error) {
 	return &Exports{Named: map[string]any{
-		"check":      vu.check,
-		"group":      vu.group,
-		"sleep":      vu.sleep,
-		"fail":       vu.fail,
-		"randomSeed": vu.randomSeed,
+		"check":       vu.check,
+		"group":       vu.group,
+		"sleep":       vu.sleep,
+		"fail":        vu.fail,
+		"randomSeed":  vu.randomSeed,
+		"textSummary": vu.textSummary,
 	}}, nil
 }
 
@@ -56,29 +57,6 @@ func (vu *VU) check(c goja.FunctionCall) goja.Value {
 			Time: now, Value: v, Metadata: vu.Metadata()})
 	}
 	return vu.rt.ToValue(all)
-}
-
-// group runs fn with samples tagged group=::outer::name and records group_duration.
-func (vu *VU) group(name string, fn goja.Callable) goja.Value {
-	vu.RequireVUContext("group()")
-	prev := vu.state.group
-	vu.state.group = prev + "::" + name
-	vu.tagsChanged = true
-	defer func() {
-		vu.state.group = prev
-		vu.tagsChanged = true
-	}()
-	start := time.Now()
-	res, err := fn(goja.Undefined())
-	if err != nil {
-		panic(err)
-	}
-	if _, isPromise := res.Export().(*goja.Promise); isPromise {
-		panic(vu.rt.NewTypeError("group %q: async functions are not supported (the group would end before its work)", name))
-	}
-	vu.Emit(metrics.Sample{Metric: vu.runner.cfg.builtin.GroupDuration, Tags: vu.Tags(), Time: time.Now(),
-		Value: float64(time.Since(start)) / float64(time.Millisecond), Metadata: vu.Metadata()})
-	return res
 }
 
 // sleep waits without freezing the loop: callbacks that come due meanwhile still run.

@@ -17,6 +17,7 @@ func builtinModules() map[string]Module {
 		"omnik/metrics":   metricsModule,
 		"omnik/execution": executionModule,
 		"omnik/data":      dataModule,
+		"omnik/summary":   summaryModule,
 	}
 }
 
@@ -32,7 +33,7 @@ func (vu *VU) require(name string) *goja.Object {
 		mod, ok = func(*VU) (*Exports, error) { return &Exports{Named: map[string]any{}}, nil }, true
 	}
 	if !ok {
-		panic(vu.rt.NewTypeError("unknown module %q: built-in modules are omnik, omnik/metrics, omnik/execution, omnik/data and omni; your own files are imported with a relative path like './lib.js'", name))
+		panic(vu.rt.NewTypeError("unknown module %q: built-in modules are %s; your own files are imported with a relative path like './lib.js'", name, builtinNames))
 	}
 	ex, err := mod(vu)
 	if err != nil {

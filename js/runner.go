@@ -1,7 +1,7 @@
 // Package js is omnik's JavaScript runtime: it loads and transforms scripts, runs one goja
 // runtime and event loop per VU, separates init from VU code and hosts the built-in
-// modules (omnik, omnik/metrics, omnik/execution, omnik/data) and those registered by
-// other packages (omni).
+// modules (omnik, omnik/metrics, omnik/execution, omnik/data, omnik/summary) and those
+// registered by other packages (omni, omnik/http).
 package js
 
 import (
@@ -80,6 +80,8 @@ type Runner struct {
 	exports map[string]bool
 	files   *fileCache
 	shared  *sharedStore
+	// summarySections are the summary's sections while handleSummary runs (textSummary).
+	summarySections []metrics.Section
 }
 
 // Load transforms and compiles the script at path and runs its init code once to read

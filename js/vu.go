@@ -65,6 +65,7 @@ func (r *Runner) newVU(ctx context.Context, id uint64, readingOptions bool) (*VU
 	}
 	vu.rt.SetFieldNameMapper(goja.TagFieldNameMapper("js", true))
 	vu.rt.SetPromiseRejectionTracker(vu.trackRejection)
+	vu.rt.SetAsyncContextTracker(&groupTracker{vu: vu})
 	if err := vu.installGlobals(); err != nil {
 		return nil, err
 	}

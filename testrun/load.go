@@ -12,6 +12,7 @@ import (
 	"github.com/omnik-dev/omnik/engine"
 	"github.com/omnik-dev/omnik/js"
 	"github.com/omnik-dev/omnik/metrics"
+	httpmodule "github.com/omnik-dev/omnik/modules/http"
 	"github.com/omnik-dev/omnik/modules/omni"
 	"github.com/omnik-dev/omnik/modules/omni/record"
 )
@@ -29,6 +30,7 @@ type Test struct {
 	trendStats []metrics.Stat
 	thresholds []*metrics.Threshold
 	module     *omni.Module
+	http       *httpmodule.Module
 	mockURL    string
 	// stream carries the run's records; origin is its time zero.
 	stream *record.Stream
@@ -45,9 +47,9 @@ type Test struct {
 func Load(o Options) (*Test, error) {
 	o.defaults()
 	t := &Test{opts: o, registry: metrics.NewRegistry(), stream: record.NewStream(), origin: time.Now()}
-	// Registered before the script loads, so thresholds on omni metrics always parse.
-	omni.RegisterMetrics(t.registry)
-	t.module = omni.New(omni.WithWarn(func(msg string) { o.Log.Warn(msg) }), omni.WithStream(t.stream, t.origin))
+	if err := t.newModules(); err != nil {
+		return nil, err
+	}
 	if err := t.load(); err != nil {
 		t.Close()
 		return nil, err
@@ -105,7 +107,8 @@ func (t *Test) load() error {
 func (t *Test) loadScript() (*js.Runner, error) {
 	s := t.opts.Script
 	opts := append([]js.Option{js.WithEnv(scriptEnv(t.opts.Env)), js.WithLogger(t.opts.Log), js.WithRegistry(t.registry),
-		js.WithModule("omni", t.module.JS()), js.WithModuleExtension("omnik/data", t.module.DataExtension())}, s.JS...)
+		js.WithModule("omni", t.module.JS()), js.WithModule("omnik/http", t.http.JS()),
+		js.WithModuleExtension("omnik/data", t.module.DataExtension())}, s.JS...)
 	if s.Source != nil {
 		return js.LoadSource(s.Name, s.Source, opts...)
 	}
@@ -168,6 +171,10 @@ func (t *Test) configureOmni(raw json.RawMessage) error {
 		cfg.BaseURL = t.mockURL
 	}
 	t.module.Configure(cfg)
+	// omnik/http's relative URLs ("/health") reach the same server.
+	if err := t.http.SetBaseURL(cfg.BaseURL); err != nil {
+		return engine.Invalid(err)
+	}
 	return nil
 }
 
@@ -185,6 +192,7 @@ func (t *Test) Script() *js.Runner { return t.runner }
 // Close releases the clients' connections and stops the simulator.
 func (t *Test) Close() {
 	t.module.Close()
+	t.http.Close()
 	if t.opts.Omni.Mock != nil {
 		_ = t.opts.Omni.Mock.Close()
 	}

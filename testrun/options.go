@@ -38,7 +38,10 @@ type Options struct {
 	SummaryExport string // write the summary as JSON here
 	NoSummary     bool   // print no end-of-test summary
 	Quiet         bool   // no progress lines
-	Omni          OmniOptions
+	// HTTPDebug is --http-debug: "" (off), "headers" or "full" (bodies too), printed to
+	// Stderr for omni and omnik/http calls alike, credentials redacted.
+	HTTPDebug string
+	Omni      OmniOptions
 	// TrendBudget is how many values every distribution keeps exactly, the metrics' and
 	// the Serving block's alike; 0 is metrics.DefaultTrendBudget.
 	TrendBudget int

@@ -25,14 +25,9 @@ func (t *Test) emitSummary(s *metrics.Summary) error {
 	exportSummary(s, o.SummaryExport, o.Log)
 	var hsErr error
 	if r := t.runner; r.HasExport("handleSummary") {
-		data, err := s.Map()
-		if err == nil {
-			var out map[string][]byte
-			var ok bool
-			out, ok, err = r.HandleSummary(context.Background(), data, handleSummaryTimeout)
-			if err == nil && ok {
-				return writeSummaryOutputs(out, o.Stdout, o.Stderr)
-			}
+		out, ok, err := r.HandleSummary(context.Background(), s, handleSummaryTimeout)
+		if err == nil && ok {
+			return writeSummaryOutputs(out, o.Stdout, o.Stderr)
 		}
 		if err != nil {
 			o.Log.Error("handleSummary failed; printing the default summary", "err", err)

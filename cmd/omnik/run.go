@@ -19,6 +19,7 @@ type runFlags struct {
 	noSummary     bool
 	quiet         bool
 	verbose       bool
+	httpDebug     string
 	omni          omniFlags
 }
 
@@ -47,13 +48,15 @@ the exit code and a summary is printed at the end. Exit codes: docs/cli.md.`,
 	fs.BoolVar(&f.noSummary, "no-summary", false, "do not print the end-of-test summary")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "show console.debug and debug logs")
+	fs.StringVar(&f.httpDebug, "http-debug", "", "print every HTTP request and response to stderr, credentials redacted; --http-debug=full adds the bodies (4 KiB at most each)")
+	fs.Lookup("http-debug").NoOptDefVal = "headers"
 	f.omni.register(fs)
 	return cmd
 }
 
 // options maps the flags onto the run's options (the script is the caller's).
 func (f *runFlags) options(cmd *cobra.Command) (testrun.Options, error) {
-	o := testrun.Options{Outs: f.outs, SummaryExport: f.summaryExport, NoSummary: f.noSummary, Quiet: f.quiet,
+	o := testrun.Options{Outs: f.outs, SummaryExport: f.summaryExport, NoSummary: f.noSummary, Quiet: f.quiet, HTTPDebug: f.httpDebug,
 		Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), Log: newLogger(cmd.ErrOrStderr(), f.verbose)}
 	if err := f.testFlags.apply(&o, cmd); err != nil {
 		return o, err

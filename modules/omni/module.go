@@ -3,6 +3,7 @@ package omni
 import (
 	"context"
 	"maps"
+	"net/http"
 	"sync"
 	"time"
 
@@ -21,6 +22,8 @@ type Module struct {
 	warn   func(string)
 	// calls counts the calls whose record is not yet published, for Drain.
 	calls sync.WaitGroup
+	// wrap, when set, wraps every client's HTTP transport (--http-debug).
+	wrap func(http.RoundTripper) http.RoundTripper
 
 	datasets datasets
 
@@ -40,6 +43,12 @@ func WithWarn(f func(string)) Option { return func(m *Module) { m.warn = f } }
 // records take their Offset.
 func WithStream(s *record.Stream, origin time.Time) Option {
 	return func(m *Module) { m.stream, m.origin = s, origin }
+}
+
+// WithTransport wraps the HTTP transport of every client the module makes (--http-debug
+// prints their exchanges); websocket sessions do not go through it.
+func WithTransport(wrap func(http.RoundTripper) http.RoundTripper) Option {
+	return func(m *Module) { m.wrap = wrap }
 }
 
 // New makes the module of one run. Without WithStream its records go nowhere.
@@ -75,11 +84,20 @@ func (m *Module) defaultClient() *target {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.def == nil {
-		m.def = newTarget(m.cfg)
-		m.def.warn = m.warn
+		m.def = m.newTarget(m.cfg)
 		m.clients = append(m.clients, m.def)
 	}
 	return m.def
+}
+
+// newTarget makes a client with the module's warnings and transport wrapper.
+func (m *Module) newTarget(cfg Config) *target {
+	c := newTarget(cfg)
+	c.warn = m.warn
+	if m.wrap != nil {
+		c.http.Transport = m.wrap(c.http.Transport)
+	}
+	return c
 }
 
 // Close releases idle connections.
@@ -158,8 +176,7 @@ func (m *Module) newScriptClient(raw map[string]any) *target {
 			}
 		}
 	}
-	c := newTarget(cfg)
-	c.warn = m.warn
+	c := m.newTarget(cfg)
 	m.mu.Lock()
 	m.clients = append(m.clients, c)
 	m.mu.Unlock()

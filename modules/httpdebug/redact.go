@@ -1,0 +1,97 @@
+package httpdebug
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// Redacted replaces a credential in what --http-debug prints.
+const Redacted = "REDACTED"
+
+// sensitiveWords mark a header or query parameter name as carrying a credential; a
+// false alarm only hides a value from a debug print.
+var sensitiveWords = []string{"key", "token", "secret", "password", "passwd", "auth", "signature", "credential", "session", "cookie", "jwt"}
+
+func sensitive(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range sensitiveWords {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxScheme bounds what counts as an auth scheme ("Bearer", "Basic") kept in front of a
+// redacted credential.
+const maxScheme = 16
+
+// RedactHeader is the value of header name as it may be printed: a credential becomes
+// Redacted, keeping the scheme of an Authorization ("Bearer REDACTED").
+func RedactHeader(name, value string) string {
+	if !sensitive(name) || value == "" {
+		return value
+	}
+	if !strings.HasSuffix(strings.ToLower(name), "authorization") {
+		return Redacted
+	}
+	if scheme, _, ok := strings.Cut(value, " "); ok && scheme != "" && len(scheme) <= maxScheme && isToken(scheme) {
+		return scheme + " " + Redacted
+	}
+	return Redacted
+}
+
+// isToken reports whether s is letters, digits and dashes only, as auth schemes are.
+func isToken(s string) bool {
+	for _, r := range s {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// RedactURL is u as it may be printed: no user info, and the value of every query
+// parameter whose name marks a credential (api_key=, token=, …) replaced.
+func RedactURL(u *url.URL) string {
+	c := *u
+	if c.User != nil {
+		c.User = url.User(Redacted)
+	}
+	c.RawQuery = RedactQuery(c.RawQuery)
+	return c.String()
+}
+
+// RedactQuery redacts a raw query string pair by pair, leaving every other byte as sent.
+func RedactQuery(raw string) string {
+	if raw == "" {
+		return raw
+	}
+	parts := strings.Split(raw, "&")
+	for i, p := range parts {
+		name, value, ok := strings.Cut(p, "=")
+		if !ok || value == "" {
+			continue
+		}
+		if n, err := url.QueryUnescape(name); err == nil {
+			name = n
+		}
+		if sensitive(name) {
+			parts[i] = p[:len(p)-len(value)] + Redacted
+		}
+	}
+	return strings.Join(parts, "&")
+}
+
+// writeHeader prints h sorted by name, credentials redacted.
+func writeHeader(b *strings.Builder, h http.Header) {
+	for _, k := range sortedKeys(h) {
+		for _, v := range h[k] {
+			b.WriteString(k)
+			b.WriteString(": ")
+			b.WriteString(RedactHeader(k, v))
+			b.WriteByte('\n')
+		}
+	}
+}

@@ -1,0 +1,100 @@
+package httpdebug
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func TestRedactHeader(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, value, want string }{
+		{"Authorization", "Bearer sk-123", "Bearer REDACTED"},
+		{"Authorization", "sk-123", "REDACTED"},
+		{"Proxy-Authorization", "Basic dXNlcjpwYXNz", "Basic REDACTED"},
+		{"Api-Key", "abc", "REDACTED"},
+		{"X-Api-Key", "abc def ghi", "REDACTED"},
+		{"Cookie", "session=abc; theme=dark", "REDACTED"},
+		{"Set-Cookie", "id=abc; HttpOnly", "REDACTED"},
+		{"X-Auth-Token", "t", "REDACTED"},
+		{"Ocp-Apim-Subscription-Key", "k", "REDACTED"},
+		{"Content-Type", "application/json", "application/json"},
+		{"Authorization", "", ""},
+	}
+	for _, tc := range tests {
+		if got := RedactHeader(tc.name, tc.value); got != tc.want {
+			t.Errorf("RedactHeader(%q, %q) = %q, want %q", tc.name, tc.value, got, tc.want)
+		}
+	}
+}
+
+func TestRedactURL(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"http://h:8000/v1/models?api_key=sk-1&x=1", "http://h:8000/v1/models?api_key=REDACTED&x=1"},
+		{"http://h/p?token=t&access_token=a&key=k&model=m", "http://h/p?token=REDACTED&access_token=REDACTED&key=REDACTED&model=m"},
+		{"http://h/p?api%5Fkey=s&a+b=c", "http://h/p?api%5Fkey=REDACTED&a+b=c"},
+		{"http://user:pass@h/p", "http://REDACTED@h/p"},
+		{"http://h/p?key=&flag&token", "http://h/p?key=&flag&token"},
+		{"http://h/health", "http://h/health"},
+	}
+	for _, tc := range tests {
+		u, err := url.Parse(tc.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := RedactURL(u); got != tc.want {
+			t.Errorf("RedactURL(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+// FuzzRedactQuery: every credential parameter comes out redacted, every other one as it
+// went in.
+func FuzzRedactQuery(f *testing.F) {
+	for _, s := range []string{"api_key=sk-1&x=1", "token=a&token=b", "a%ZZ=1&key=2", "&&=&key==x", "tok%65n=s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		in, out := strings.Split(raw, "&"), strings.Split(RedactQuery(raw), "&")
+		if raw == "" {
+			in = []string{""}
+		}
+		if len(in) != len(out) {
+			t.Fatalf("%q: %d pairs became %d", raw, len(in), len(out))
+		}
+		for i := range in {
+			name, value, hasValue := strings.Cut(in[i], "=")
+			if n, err := url.QueryUnescape(name); err == nil {
+				name = n
+			}
+			want := in[i]
+			if hasValue && value != "" && sensitive(name) {
+				want = in[i][:len(in[i])-len(value)] + Redacted
+			}
+			if out[i] != want {
+				t.Fatalf("%q: pair %q became %q, want %q", raw, in[i], out[i], want)
+			}
+		}
+	})
+}
+
+// FuzzRedactHeader: a credential header keeps at most a short auth scheme.
+func FuzzRedactHeader(f *testing.F) {
+	f.Add("Authorization", "Bearer sk-1")
+	f.Add("X-Api-Key", "k")
+	f.Add("Accept", "text/plain")
+	f.Fuzz(func(t *testing.T, name, value string) {
+		out := RedactHeader(name, value)
+		if !sensitive(name) || value == "" {
+			if out != value {
+				t.Fatalf("%s: %q changed to %q", name, value, out)
+			}
+			return
+		}
+		scheme, ok := strings.CutSuffix(out, Redacted)
+		if !ok || !strings.HasPrefix(value, scheme) || len(scheme) > maxScheme+1 || strings.Count(scheme, " ") > 1 {
+			t.Fatalf("%s: %q printed as %q", name, value, out)
+		}
+	})
+}
