@@ -109,6 +109,16 @@ export default function () { check(1, { a: async () => true }); }`, "async predi
   const b = new TextEncoder().encode('héllo');
   globalThis.ok = b.length === 6 && new TextDecoder().decode(b) === 'héllo' ? 'ok' : String(b.length);
 }`, "", "ok"},
+		{"TextDecoder of a plain object is a TypeError, not a crash", `export default function () {
+  new TextDecoder().decode({ a: 1 });
+}`, "expected an ArrayBuffer", ""},
+		{"TextDecoder of a view past its buffer is a TypeError", `export default function () {
+  new TextDecoder().decode({ buffer: new ArrayBuffer(4), byteOffset: 2, byteLength: 10 });
+}`, "expected an ArrayBuffer", ""},
+		{"TextDecoder of a subarray reads only it", `export default function () {
+  const b = new TextEncoder().encode('héllo');
+  globalThis.ok = new TextDecoder().decode(b.subarray(3)) === 'llo' ? 'ok' : 'no';
+}`, "", "ok"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

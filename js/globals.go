@@ -193,11 +193,23 @@ func (vu *VU) Bytes(v goja.Value) []byte {
 		return []byte(x)
 	}
 	if o, ok := v.(*goja.Object); ok {
-		if buf, ok := o.Get("buffer").Export().(goja.ArrayBuffer); ok {
-			off := o.Get("byteOffset").ToInteger()
-			n := o.Get("byteLength").ToInteger()
-			return buf.Bytes()[off : off+n]
+		// A plain object may have no buffer, or one with a made-up offset and length.
+		if b := o.Get("buffer"); b != nil {
+			if buf, ok := b.Export().(goja.ArrayBuffer); ok {
+				data, off, n := buf.Bytes(), intOf(o.Get("byteOffset")), intOf(o.Get("byteLength"))
+				if off >= 0 && n >= 0 && off <= int64(len(data)) && n <= int64(len(data))-off {
+					return data[off : off+n]
+				}
+			}
 		}
 	}
 	panic(vu.rt.NewTypeError("expected an ArrayBuffer, a typed array or a string"))
+}
+
+// intOf is v as an integer, -1 when it is absent.
+func intOf(v goja.Value) int64 {
+	if v == nil {
+		return -1
+	}
+	return v.ToInteger()
 }
