@@ -1,6 +1,7 @@
 package js
 
 import (
+	"container/heap"
 	"context"
 	"sync"
 	"sync/atomic"
@@ -9,20 +10,24 @@ import (
 
 // eventLoop runs one VU's JavaScript callbacks on the VU's goroutine. Go code running on
 // other goroutines reserves a slot with register and hands back exactly one callback
-// through it; the loop ends when nothing is queued and no slot is outstanding, so an
-// iteration covers all the async work it started.
+// through it; the loop ends when nothing is queued, no slot is outstanding and no timer
+// is armed, so an iteration covers all the async work it started.
 type eventLoop struct {
 	mu      sync.Mutex
 	queue   []func() error
 	spare   []func() error
 	pending int
 	wakeup  chan struct{}
-	// cancels stops the timers still armed when an iteration ends early.
-	timers map[*loopTimer]struct{}
+	// timers are the armed setTimeout/setInterval callbacks, earliest first. Only the
+	// loop's goroutine touches them, and it runs them in due order however late it wakes:
+	// a timer per goroutine would race its neighbours on a busy machine.
+	timers timerHeap
+	seq    uint64
+	clock  *time.Timer // fires when timers[0] is due
 }
 
 func newEventLoop() *eventLoop {
-	return &eventLoop{wakeup: make(chan struct{}, 1), timers: map[*loopTimer]struct{}{}}
+	return &eventLoop{wakeup: make(chan struct{}, 1)}
 }
 
 // register reserves a slot. The returned function must be called exactly once, from any
@@ -59,31 +64,63 @@ func (l *eventLoop) take() ([]func() error, int) {
 	return q, l.pending
 }
 
-// run calls first, then every queued callback until the loop is idle. On the first
-// error or when ctx ends it stops running callbacks and waits for outstanding slots to
-// be released, so nothing leaks into the next iteration.
+// runReady runs the timers that are due, in due order, then the queued callbacks.
+func (l *eventLoop) runReady() (queued int, pending int, err error) {
+	now := time.Now()
+	for len(l.timers) > 0 && !l.timers[0].due.After(now) {
+		t := heap.Pop(&l.timers).(*loopTimer)
+		if err := t.fn(); err != nil {
+			return 0, 0, err
+		}
+	}
+	q, pending := l.take()
+	for i, fn := range q {
+		q[i] = nil
+		if err := fn(); err != nil {
+			return 0, 0, err
+		}
+	}
+	return len(q), pending, nil
+}
+
+// nextTimer is a channel that receives when the earliest armed timer is due; nil (never
+// ready) when none is armed.
+func (l *eventLoop) nextTimer() <-chan time.Time {
+	if len(l.timers) == 0 {
+		return nil
+	}
+	d := time.Until(l.timers[0].due)
+	if l.clock == nil {
+		l.clock = time.NewTimer(d)
+	} else {
+		l.clock.Reset(d)
+	}
+	return l.clock.C
+}
+
+// run calls first, then every due timer and queued callback until the loop is idle. On
+// the first error or when ctx ends it stops running callbacks and waits for outstanding
+// slots to be released, so nothing leaks into the next iteration.
 func (l *eventLoop) run(ctx context.Context, first func() error) error {
 	if err := first(); err != nil {
 		return l.drain(err)
 	}
 	for {
-		q, pending := l.take()
-		if len(q) == 0 {
-			if pending == 0 {
-				return nil
-			}
-			select {
-			case <-l.wakeup:
-			case <-ctx.Done():
-				return l.drain(ctx.Err())
-			}
+		ran, pending, err := l.runReady()
+		if err != nil {
+			return l.drain(err)
+		}
+		if ran > 0 {
 			continue
 		}
-		for i, fn := range q {
-			q[i] = nil
-			if err := fn(); err != nil {
-				return l.drain(err)
-			}
+		if pending == 0 && len(l.timers) == 0 {
+			return nil
+		}
+		select {
+		case <-l.wakeup:
+		case <-l.nextTimer():
+		case <-ctx.Done():
+			return l.drain(ctx.Err())
 		}
 	}
 }
@@ -97,43 +134,36 @@ func (l *eventLoop) pumpUntil(ctx context.Context, deadline time.Time) error {
 	return l.pumpWhile(ctx, done)
 }
 
-// pumpWhile runs due callbacks until done is closed or ctx ends.
+// pumpWhile runs due callbacks until done is closed or ctx ends. Timers due by the time
+// done closes have run when it returns, however late the goroutine woke.
 func (l *eventLoop) pumpWhile(ctx context.Context, done <-chan struct{}) error {
 	for {
-		q, _ := l.take()
-		for i, fn := range q {
-			q[i] = nil
-			if err := fn(); err != nil {
-				return err
-			}
+		if _, _, err := l.runReady(); err != nil {
+			return err
 		}
 		select {
 		case <-done:
-			return nil
+			_, _, err := l.runReady()
+			return err
 		default:
 		}
 		select {
 		case <-l.wakeup:
+		case <-l.nextTimer():
 		case <-done:
-			return nil
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
 }
 
-// drain stops the armed timers, drops queued callbacks and waits for native work, which
+// drain disarms the timers, drops queued callbacks and waits for native work, which
 // watches the same context, to release its slots.
 func (l *eventLoop) drain(err error) error {
-	l.mu.Lock()
-	timers := make([]*loopTimer, 0, len(l.timers))
-	for t := range l.timers {
-		timers = append(timers, t)
+	for _, t := range l.timers {
+		t.index = -1
 	}
-	l.mu.Unlock()
-	for _, t := range timers {
-		t.cancel()
-	}
+	l.timers = l.timers[:0]
 	for {
 		if _, pending := l.take(); pending == 0 {
 			return err
@@ -142,36 +172,54 @@ func (l *eventLoop) drain(err error) error {
 	}
 }
 
-// loopTimer is one setTimeout or setInterval registration.
+// loopTimer is one armed setTimeout or setInterval callback.
 type loopTimer struct {
-	loop    *eventLoop
-	timer   *time.Timer
-	release func(func() error)
+	loop  *eventLoop
+	due   time.Time
+	seq   uint64 // arming order: timers due at the same instant run in it
+	fn    func() error
+	index int // in loop.timers; -1 once it ran or was cancelled
 }
 
-// after arms a timer that queues fn on the loop after d.
+// after arms a timer that runs fn on the loop after d. Call only from the loop's goroutine.
 func (l *eventLoop) after(d time.Duration, fn func() error) *loopTimer {
-	lt := &loopTimer{loop: l, release: l.register()}
-	l.mu.Lock()
-	l.timers[lt] = struct{}{}
-	l.mu.Unlock()
-	lt.timer = time.AfterFunc(d, func() {
-		l.forget(lt)
-		lt.release(fn)
-	})
-	return lt
+	l.seq++
+	t := &loopTimer{loop: l, due: time.Now().Add(d), seq: l.seq, fn: fn}
+	heap.Push(&l.timers, t)
+	return t
 }
 
-// cancel disarms the timer; a timer that already fired is left to run.
+// cancel disarms the timer; one that already ran is left alone.
 func (t *loopTimer) cancel() {
-	if t.timer.Stop() {
-		t.loop.forget(t)
-		t.release(nil)
+	if t.index >= 0 {
+		heap.Remove(&t.loop.timers, t.index)
 	}
 }
 
-func (l *eventLoop) forget(t *loopTimer) {
-	l.mu.Lock()
-	delete(l.timers, t)
-	l.mu.Unlock()
+// timerHeap orders armed timers by due time, then arming order (container/heap).
+type timerHeap []*loopTimer
+
+func (h timerHeap) Len() int { return len(h) }
+func (h timerHeap) Less(i, j int) bool {
+	if !h[i].due.Equal(h[j].due) {
+		return h[i].due.Before(h[j].due)
+	}
+	return h[i].seq < h[j].seq
+}
+func (h timerHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *timerHeap) Push(x any) {
+	t := x.(*loopTimer)
+	t.index = len(*h)
+	*h = append(*h, t)
+}
+func (h *timerHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	old[len(old)-1] = nil
+	t.index = -1
+	*h = old[:len(old)-1]
+	return t
 }
