@@ -15,7 +15,8 @@ const (
 	ExitOK ExitCode = 0
 	// ExitThresholdsFailed: a threshold failed, at the end or through abortOnFail.
 	ExitThresholdsFailed ExitCode = 99
-	// ExitInvalidConfig: the script could not load or its options are invalid.
+	// ExitInvalidConfig: the script could not load, its options are invalid, or the
+	// command line is not one omnik takes.
 	ExitInvalidConfig ExitCode = 104
 	// ExitInterrupted: the run was stopped by a signal (Ctrl-C) or by Run.Stop.
 	ExitInterrupted ExitCode = 105
@@ -23,7 +24,8 @@ const (
 	ExitScriptException ExitCode = 107
 	// ExitAborted: the script called test.abort().
 	ExitAborted ExitCode = 108
-	// ExitFailed: the script called test.fail(); the run went on to the end.
+	// ExitFailed: the script called test.fail(), or omnik bench completed no request; the
+	// run went on to the end.
 	ExitFailed ExitCode = 110
 )
 

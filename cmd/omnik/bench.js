@@ -1,19 +1,43 @@
 // The scenario omnik bench runs: vllm bench serve --omni's requests on omnik's engine.
 import omni from 'omni';
+import { sleep } from 'omnik';
 import exec from 'omnik/execution';
 import { dataset } from 'omnik/data';
 import bench from 'omnik/bench';
 
 const samples = dataset(bench.dataset);
 
-// Warmup requests run before the benchmark; discard keeps them out of every metric.
+// Before the benchmark, as vllm bench serve: the initial test request, then the warmups.
+// discard keeps them out of every metric.
 export async function setup() {
+  if (bench.initialTest) await initialTest(samples[0]);
   for (let i = 0; i < bench.warmups; i++) await send(samples[i % samples.length], { discard: true });
+}
+
+// The initial test request sends the first sample, retried every 5 s for up to
+// readyTimeout seconds; when it still fails, the benchmark stops with the server's reason.
+async function initialTest(s) {
+  const deadline = Date.now() + bench.readyTimeout * 1000;
+  for (;;) {
+    const timeout = bench.readyTimeout > 0 ? Math.max(deadline - Date.now(), 1) : undefined;
+    const r = await send(s, { discard: true, timeout });
+    if (r.ok) return;
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      return exec.test.abort('Initial test run failed - Please make sure benchmark arguments are correctly specified. ' +
+        `Error: ${r.error.message}`);
+    }
+    console.warn(`Endpoint is not ready. Error='${r.error.message}'`);
+    sleep(Math.min(5, left / 1000));
+  }
 }
 
 // Iteration i of the scenario sends dataset sample i.
 export default async function () {
-  await send(samples[exec.scenario.iterationInTest % samples.length], {});
+  const r = await send(samples[exec.scenario.iterationInTest % samples.length], {});
+  // omnik bench fails a run that completed no request; a printed script has no outcome
+  // counter and is judged by its thresholds.
+  bench.outcome?.(r.ok, r.ok ? '' : r.error.message);
 }
 
 // One request per backend, as vllm bench serve --omni builds it.
@@ -25,6 +49,8 @@ const senders = {
     return omni.chat({
       messages: [{ role: 'user', content: content.length === 1 ? s.prompt : content }],
       max_tokens: s.outputTokens,
+      // Greedy unless the flags say otherwise (--temperature, --extra-body), as the reference.
+      temperature: 0,
       return_stage_metrics: bench.returnStageMetrics,
       ...bench.extraBody,
       // Only chat has an end of sequence to ignore; after the extra body, so it wins.
@@ -34,9 +60,13 @@ const senders = {
   'openai-audio-speech': (s, params) => omni.audio.speech({
     input: s.prompt, stream: true, stream_format: 'audio', response_format: 'pcm', ...bench.extraBody,
   }, params),
+  // Streamed, as the reference sends edits: an AR stage's text chunks give TTFT and ITL.
   'openai-image-edits-omni': (s, params) => omni.images.edit({
-    prompt: s.prompt, image: s.imageFiles, return_stage_metrics: bench.returnStageMetrics, ...bench.extraBody,
+    prompt: s.prompt, image: s.imageFiles, stream: true, return_stage_metrics: bench.returnStageMetrics, ...bench.extraBody,
   }, params),
   'openai-images-omni': (s, params) => omni.images.generate({ prompt: s.prompt, n: 1, ...bench.extraBody }, params),
 };
-const send = senders[bench.backend];
+
+// Every request carries its sample's prompt length: the input tokens of a server that
+// reports none (speech, images), as vllm bench serve counts them.
+const send = (s, params) => senders[bench.backend](s, { promptTokens: s.promptLen, ...params });

@@ -26,7 +26,38 @@ func TestBenchFlagsShapeTheScript(t *testing.T) {
 				"randomOutputLen": 128.0, "randomRangeRatio": 0.0, "seed": 0.0, "calibrate": true},
 			"extraBody": map[string]any{}, "warmups": 0.0, "returnStageMetrics": false, "ignoreEOS": false,
 			"backend": "openai-chat-omni", "omni": map[string]any{"baseURL": "http://127.0.0.1:8000"},
+			"initialTest": true, "readyTimeout": 0.0, "setupTimeout": "10m0s",
 		}},
+		{name: "sampling flags under the extra body", args: []string{"--temperature", "0.5", "--top-p", "0.9", "--top-k", "5",
+			"--min-p", "0.1", "--frequency-penalty", "0.2", "--presence-penalty", "0.3", "--repetition-penalty", "1.1",
+			"--extra-body", `{"temperature":0.7}`}, want: want{"extraBody": map[string]any{"temperature": 0.7, "top_p": 0.9,
+			"top_k": 5.0, "min_p": 0.1, "frequency_penalty": 0.2, "presence_penalty": 0.3, "repetition_penalty": 1.1}}},
+		{name: "headers, space-separated and trimmed", args: []string{"--header", "x-a=1", "x-b=two=2", "--header=x-c=3", "--header", " x-d = 4 "},
+			want: want{"omni.headers": map[string]any{"x-a": "1", "x-b": "two=2", "x-c": "3", "x-d": "4"}}},
+		{name: "insecure", args: []string{"--insecure"}, want: want{"omni.insecureSkipTLSVerify": true}},
+		{name: "ready check timeout", args: []string{"--ready-check-timeout-sec", "30"},
+			want: want{"initialTest": true, "readyTimeout": 30.0, "setupTimeout": "10m30s"}},
+		{name: "ready check 0 skips the test request", args: []string{"--ready-check-timeout-sec", "0"}, want: want{"initialTest": false}},
+		{name: "setup timeout covers the warmups", args: []string{"--num-warmups", "2"}, want: want{"setupTimeout": "30m0s"}},
+		{name: "input and output len", args: []string{"--input-len", "32", "--output-len", "9"}, want: want{"dataset.randomInputLen": 32.0,
+			"dataset.randomOutputLen": 9.0, "dataset.sharegptOutputLen": 9.0, "dataset.customOutputLenOverride": 9.0}},
+		{name: "dataset lengths", args: []string{"--random-prefix-len", "16", "--sharegpt-output-len", "12", "--custom-output-len", "7"},
+			want: want{"dataset.randomPrefixLen": 16.0, "dataset.sharegptOutputLen": 12.0, "dataset.customOutputLenOverride": 7.0}},
+		{name: "disable shuffle", args: []string{"--disable-shuffle"}, want: want{"dataset.disableShuffle": true}},
+		{name: "random-mm flags", args: []string{"--dataset-name", "random-mm", "--random-mm-base-items-per-request", "2",
+			"--random-mm-num-mm-items-range-ratio", "0.5", "--random-mm-limit-mm-per-prompt", `{"image": 2}`,
+			"--random-mm-bucket-config", "{(64, 32, 1): 0.5, (0, 1, 1): 0.5}"}, want: want{"dataset.mm": map[string]any{
+			"baseItems": 2.0, "itemsRangeRatio": 0.5, "limits": map[string]any{"image": 2.0}, "buckets": []any{
+				map[string]any{"height": 64.0, "width": 32.0, "frames": 1.0, "prob": 0.5},
+				map[string]any{"height": 0.0, "width": 1.0, "frames": 1.0, "prob": 0.5}}}}},
+		{name: "random-mm defaults", args: []string{"--dataset-name", "random-mm"}, want: want{"dataset.mm": nil}},
+		{name: "image edits bot task", args: []string{"--endpoint", "/v1/images/edits", "--image-edits-bot-task", "think"},
+			want: want{"extraBody": map[string]any{"bot_task": "think"}}},
+		{name: "bot task under the extra body", args: []string{"--endpoint", "/v1/images/edits", "--image-edits-bot-task", "think",
+			"--extra-body", `{"bot_task":"plain"}`}, want: want{"extraBody": map[string]any{"bot_task": "plain"}}},
+		{name: "bot task only for edits", args: []string{"--image-edits-bot-task", "think"}, want: want{"extraBody": map[string]any{}}},
+		{name: "vllm spellings", args: []string{"--num_prompts", "7", "--request_rate", "3"},
+			want: want{"scenario.iterations": 7.0, "scenario.rate": 3.0}},
 		{name: "request rate", args: []string{"--request-rate", "12.5"}, want: want{"scenario.rate": 12.5}},
 		{name: "request rate INF", args: []string{"--request-rate", "INF"}, want: want{"scenario.rate": "inf"}},
 		{name: "burstiness", args: []string{"--burstiness", "0.5"}, want: want{"scenario.burstiness": 0.5}},
@@ -68,7 +99,7 @@ func TestBenchFlagsShapeTheScript(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			s := printScript(t, tc.args...)
-			parts := map[string]any{"omni": s.omni, "scenario": s.scenario}
+			parts := map[string]any{"omni": s.omni, "scenario": s.scenario, "setupTimeout": s.setupTimeout}
 			for k, v := range s.params {
 				parts[k] = v
 			}
@@ -114,10 +145,11 @@ func TestBenchRejectsFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"vllm --tokenizer", []string{"--tokenizer", "Qwen/Qwen3"}, "--tokenizer is a vllm bench serve flag omnik does not support: omnik takes token counts from the server's usage"},
+		{"vllm --use-beam-search", []string{"--use-beam-search"}, "--use-beam-search is a vllm bench serve flag omnik does not support: omnik sends no beam search requests"},
 		{"vllm --ramp-up-strategy", []string{"--ramp-up-strategy", "linear"}, "--ramp-up-strategy is a vllm bench serve flag omnik does not support: use omnik run with a ramping-arrival-rate scenario"},
-		{"vllm --temperature=0", []string{"--temperature=0"}, `--temperature is a vllm bench serve flag omnik does not support: pass sampling parameters with --extra-body '{"temperature":0}'`},
-		{"vllm --hf-split", []string{"--hf-split", "train"}, "--hf-split is a vllm bench serve flag omnik does not support"},
+		{"vllm --logprobs=5", []string{"--logprobs=5"}, "--logprobs is a vllm bench serve flag omnik does not support: not supported by omnik bench; pass it with --extra-body"},
+		{"vllm spelling --lora_modules", []string{"--lora_modules", "a"}, "--lora-modules is a vllm bench serve flag omnik does not support"},
+		{"vllm --no-oversample", []string{"--no-oversample"}, "--no-oversample is a vllm bench serve flag omnik does not support"},
 		{"plain unknown flag", []string{"--frobnicate"}, "unknown flag: --frobnicate"},
 		{"request rate 0", []string{"--request-rate", "0"}, `--request-rate "0": want a positive number or inf`},
 		{"request rate -1", []string{"--request-rate", "-1"}, `--request-rate "-1": want a positive number or inf`},
@@ -147,6 +179,16 @@ func TestBenchRejectsFlags(t *testing.T) {
 		{"dataset name", []string{"--dataset-name", "sonnet"}, `--dataset-name "sonnet": want one of random, random-mm, sharegpt, custom`},
 		{"custom without path", []string{"--dataset-name", "custom"}, "--dataset-path is required for the custom dataset"},
 		{"random range ratio 1", []string{"--random-range-ratio", "1"}, "--random-range-ratio 1: want [0, 1)"},
+		{"image edits without images", []string{"--endpoint", "/v1/images/edits"},
+			"--endpoint /v1/images/edits edits input images, and request 1 of the random dataset has none: use --dataset-name random-mm"},
+		{"ready check timeout -1", []string{"--ready-check-timeout-sec", "-1"}, "--ready-check-timeout-sec must not be negative"},
+		{"custom output len 0", []string{"--custom-output-len", "0"}, "--custom-output-len must be positive, or -1"},
+		{"sharegpt output len -1", []string{"--sharegpt-output-len", "-1"}, "--sharegpt-output-len must not be negative"},
+		{"random prefix len -1", []string{"--random-prefix-len", "-1"}, "--random-prefix-len -1: want at least 0"},
+		{"random-mm limits", []string{"--dataset-name", "random-mm", "--random-mm-limit-mm-per-prompt", "image=3"}, "--random-mm-limit-mm-per-prompt \"image=3\""},
+		{"random-mm buckets", []string{"--dataset-name", "random-mm", "--random-mm-bucket-config", "(1,2,3)"}, "--random-mm-bucket-config \"(1,2,3)\""},
+		{"header without =", []string{"--header", "novalue"}, `--header "novalue": expected KEY=VALUE`},
+		{"top-k not an integer", []string{"--top-k", "0.5"}, `invalid argument "0.5" for "--top-k"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -214,8 +256,8 @@ func TestBenchRequestsOnTheWire(t *testing.T) {
 			r := runOmnik(t, t.TempDir(), nil, args...)
 			expect{code: 0, stdout: []string{"Successful requests:                     2 ", "Failed requests:                         0 "}}.check(t, r)
 			posts := srv.posts()
-			if len(posts) != 2 {
-				t.Fatalf("%d requests, want 2", len(posts))
+			if len(posts) != 3 {
+				t.Fatalf("%d requests, want the initial test and 2", len(posts))
 			}
 			for _, p := range posts {
 				if p.path != tc.endpoint {

@@ -34,6 +34,7 @@ func benchTestdata(t *testing.T, name string) string {
 // seenRequest is one request the simulator behind a benchServer received.
 type seenRequest struct {
 	method, path, contentType string
+	header                    http.Header
 	body                      []byte
 }
 
@@ -65,7 +66,12 @@ func startBenchServer(t *testing.T, opts ...mock.Option) *benchServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := sim.Handler()
+	return serveRecorded(t, sim.Handler())
+}
+
+// serveRecorded serves h behind a recorder.
+func serveRecorded(t *testing.T, h http.Handler) *benchServer {
+	t.Helper()
 	s := &benchServer{}
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -75,7 +81,7 @@ func startBenchServer(t *testing.T, opts ...mock.Option) *benchServer {
 			s.tokenizes.Add(1)
 		} else if r.Method == http.MethodPost {
 			s.mu.Lock()
-			s.seen = append(s.seen, seenRequest{r.Method, r.URL.Path, r.Header.Get("Content-Type"), body})
+			s.seen = append(s.seen, seenRequest{r.Method, r.URL.Path, r.Header.Get("Content-Type"), r.Header.Clone(), body})
 			s.mu.Unlock()
 		}
 		h.ServeHTTP(w, r)
@@ -92,6 +98,15 @@ func (s *benchServer) posts() []seenRequest {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]seenRequest(nil), s.seen...)
+}
+
+// afterTest are the POST requests after the first: bench's initial test request.
+func (s *benchServer) afterTest() []seenRequest {
+	posts := s.posts()
+	if len(posts) > 0 {
+		posts = posts[1:]
+	}
+	return posts
 }
 
 // readRecords decodes the Record lines of an --out json file with the typed decoder
@@ -150,10 +165,11 @@ func summaryFloat(t *testing.T, stdout, label string) float64 {
 // benchScript is the parsed output of `omnik bench --print-script`: the parameters the
 // embedded scenario reads, and its options.
 type benchScript struct {
-	text     string
-	params   map[string]any
-	omni     map[string]any
-	scenario map[string]any
+	text         string
+	params       map[string]any
+	omni         map[string]any
+	scenario     map[string]any
+	setupTimeout string
 }
 
 var (
@@ -178,11 +194,12 @@ func parseBenchScript(t *testing.T, text string) benchScript {
 	}
 	decode(find(scriptParams), &s.params)
 	var opts struct {
-		Omni      map[string]any            `json:"omni"`
-		Scenarios map[string]map[string]any `json:"scenarios"`
+		Omni         map[string]any            `json:"omni"`
+		Scenarios    map[string]map[string]any `json:"scenarios"`
+		SetupTimeout string                    `json:"setupTimeout"`
 	}
 	decode(find(scriptOptions), &opts)
-	s.omni = opts.Omni
+	s.omni, s.setupTimeout = opts.Omni, opts.SetupTimeout
 	if len(opts.Scenarios) != 1 || opts.Scenarios["bench"] == nil {
 		t.Fatalf("scenarios = %v, want one named bench", opts.Scenarios)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,10 +24,7 @@ import (
 // runBench runs the embedded scenario with the flags as its parameters, exactly as
 // `omnik run` would run a script, so bench and scripts share one engine, one set of
 // metrics and one summary.
-func runBench(cmd *cobra.Command, f *benchFlags, args []string) error {
-	if err := f.benchArgs(args); err != nil {
-		return err
-	}
+func runBench(cmd *cobra.Command, f *benchFlags) error {
 	p, err := f.plan()
 	if err != nil {
 		return err
@@ -36,6 +34,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string) error {
 		return err
 	}
 	r := &f.run
+	r.quiet = r.quiet || f.disableTQDM
 	r.omni.percentileMetrics = f.percentileMetrics
 	r.omni.metricPercentiles = f.metricPercentiles
 	r.omni.noStageSummary = !f.printStage
@@ -58,7 +57,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	if f.saveResult || f.saveDetailed {
+	if f.saveResult || f.saveDetailed || f.appendResult {
 		if f.resultDir != "" {
 			if err := os.MkdirAll(f.resultDir, 0o755); err != nil {
 				return engine.Invalid(fmt.Errorf("--result-dir: %w", err))
@@ -68,16 +67,25 @@ func runBench(cmd *cobra.Command, f *benchFlags, args []string) error {
 	}
 	// The dataset loads before the script, so a malformed file is reported as itself.
 	o.BeforeLoad = func(m *omni.Module) error {
+		// Calibration's /tokenize goes with the requests' headers and TLS setting.
+		cfg := m.Config()
+		cfg.Headers, cfg.InsecureSkipTLSVerify = p.headers, f.insecure
+		m.Configure(cfg)
 		var spec map[string]any
 		if err := json.Unmarshal([]byte(mustJSON(p.params.Dataset)), &spec); err != nil {
 			return err
 		}
-		return m.LoadDataset(spec)
+		samples, err := m.LoadDataset(spec)
+		if err != nil {
+			return err
+		}
+		return p.checkSamples(samples)
 	}
-	return runTest(o)
+	return p.outcomes.verdict(runTest(o), o.Log)
 }
 
-// writeResult writes --save-result: vllm's keys and file name, omnik's own under "omnik".
+// writeResult writes --save-result: vllm's keys and file name, omnik's own under "omnik";
+// --append-result adds it to the file's end instead.
 func (f *benchFlags) writeResult(sec *report.Section, m *omni.Module, p *benchPlan, metadata map[string]string) error {
 	model := p.model
 	if model == "" {
@@ -93,26 +101,43 @@ func (f *benchFlags) writeResult(sec *report.Section, m *omni.Module, p *benchPl
 		name = f.resultFilename
 	}
 	path := filepath.Join(f.resultDir, name)
-	if err := testrun.WriteFile(path, func(w io.Writer) error { return report.WriteResult(w, result) }); err != nil {
+	write := func(w io.Writer) error { return report.WriteResult(w, result) }
+	save := testrun.WriteFile
+	if f.appendResult {
+		save = appendFile
+	}
+	if err := save(path, write); err != nil {
 		return fmt.Errorf("--save-result: %w", err)
 	}
 	return nil
 }
 
-// benchArgs takes vllm's space-separated list forms: `--goodput ttft:500 tpot:50` and
-// `--metadata a=1 b=2` leave their later items as arguments.
-func (f *benchFlags) benchArgs(args []string) error {
-	for _, a := range args {
-		switch {
-		case strings.Contains(a, "=") && len(f.metadata) > 0:
-			f.metadata = append(f.metadata, a)
-		case strings.Contains(a, ":") && len(f.goodput) > 0:
-			f.goodput = append(f.goodput, a)
-		default:
-			return &engine.OptionsError{Msg: fmt.Sprintf("unexpected argument %q: omnik bench takes flags only (KEY:ms after --goodput, KEY=VALUE after --metadata)", a)}
-		}
+// appendFile writes at the end of path, on a line of its own: vllm's --append-result
+// makes a file of one result a line.
+func appendFile(path string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
 	}
-	return nil
+	if !endsLine(f) {
+		_, err = f.Write([]byte("\n"))
+	}
+	if err == nil {
+		err = write(f)
+	}
+	return errors.Join(err, f.Close())
+}
+
+// endsLine reports whether f is empty or ends with a line break (a file vllm wrote ends
+// without one).
+func endsLine(f *os.File) bool {
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return true
+	}
+	last := make([]byte, 1)
+	_, err = f.ReadAt(last, st.Size()-1)
+	return err != nil || last[0] == '\n'
 }
 
 // benchCommandLine is the command, for the script's first comment line: arguments that a

@@ -44,8 +44,8 @@ func TestBenchArrivalsFollowGamma(t *testing.T) {
 			if len(recs) != n {
 				t.Fatalf("%d records, want %d (--num-prompts)", len(recs), n)
 			}
-			if got := len(srv.posts()); got != n {
-				t.Errorf("the server got %d requests, want %d", got, n)
+			if got := len(srv.posts()); got != n+1 {
+				t.Errorf("the server got %d requests, want the initial test and %d", got, n)
 			}
 			starts := make([]time.Time, n)
 			for i, rec := range recs {
@@ -194,7 +194,7 @@ func TestBenchDatasets(t *testing.T) {
 			if got := summaryValue(t, r.stdout, "Total input tokens:"); got != strconv.Itoa(input) {
 				t.Errorf("Total input tokens: %s, want the server's usage sum %d", got, input)
 			}
-			tc.check(t, recs, srv.posts())
+			tc.check(t, recs, srv.afterTest())
 		})
 	}
 }
@@ -502,8 +502,8 @@ func TestBenchWarmupsAreLeftOut(t *testing.T) {
 	r := runOmnik(t, dir, nil, benchArgs(srv, "--num-prompts", "4", "--num-warmups", "3", "--out", "json=out.json",
 		"--save-result", "--save-detailed", "--result-filename", "r.json")...)
 	expect{code: 0, stdout: []string{"Successful requests:                     4 ", "Failed requests:                         0 "}}.check(t, r)
-	if n := len(srv.posts()); n != 7 {
-		t.Errorf("the server got %d requests, want 3 warmups + 4", n)
+	if n := len(srv.posts()); n != 8 {
+		t.Errorf("the server got %d requests, want the initial test + 3 warmups + 4", n)
 	}
 	if n := len(readRecords(t, filepath.Join(dir, "out.json"))); n != 4 {
 		t.Errorf("%d records, want 4 (no warmups)", n)

@@ -4,13 +4,15 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/omnik-dev/omnik/engine"
 	"github.com/omnik-dev/omnik/js"
+	"github.com/omnik-dev/omnik/modules/omni"
 )
 
 // benchJS is the scenario omnik bench runs, the same for every flag: the flags reach it
@@ -23,7 +25,7 @@ var benchJS string
 const benchImport = "import bench from 'omnik/bench';\n"
 
 // benchBackends are the --backend values, each a sender of benchJS.
-var benchBackends = []string{"openai-audio-speech", "openai-chat-omni", "openai-image-edits-omni", "openai-images-omni"}
+var benchBackends = []string{"openai-audio-speech", "openai-chat-omni", backendImageEdits, "openai-images-omni"}
 
 // benchPlan is what `omnik bench` turns its flags into: the scenario's parameters and
 // options, and the values the summary and the result file need.
@@ -34,6 +36,9 @@ type benchPlan struct {
 	backend string
 	rate    float64
 	model   string
+	headers map[string]string
+	// outcomes counts the benchmark's requests as the script reports them.
+	outcomes *outcomes
 }
 
 // benchParams are what benchJS reads from omnik/bench.
@@ -44,23 +49,14 @@ type benchParams struct {
 	Warmups            int            `json:"warmups"`
 	ReturnStageMetrics bool           `json:"returnStageMetrics"`
 	IgnoreEOS          bool           `json:"ignoreEOS"`
-}
-
-// datasetSpec is the JSON the script hands to omnik/data's dataset().
-type datasetSpec struct {
-	Name             string  `json:"name"`
-	Path             string  `json:"path,omitempty"`
-	NumPrompts       int     `json:"numPrompts"`
-	RandomInputLen   int     `json:"randomInputLen"`
-	RandomOutputLen  int     `json:"randomOutputLen"`
-	RandomRangeRatio float64 `json:"randomRangeRatio"`
-	Seed             int64   `json:"seed"`
-	// Calibrate sizes random prompts with the server's /tokenize, when it has one.
-	Calibrate bool `json:"calibrate,omitempty"`
+	// InitialTest sends the first sample before the benchmark, as vllm bench serve does;
+	// ReadyTimeout > 0 retries it for that many seconds until it succeeds.
+	InitialTest  bool `json:"initialTest"`
+	ReadyTimeout int  `json:"readyTimeout"`
 }
 
 func (f *benchFlags) plan() (*benchPlan, error) {
-	p := &benchPlan{backend: f.backend}
+	p := &benchPlan{backend: f.backend, outcomes: &outcomes{}}
 	var err error
 	if p.backend == "" {
 		if p.backend, err = backendFor(f.endpoint); err != nil {
@@ -74,46 +70,85 @@ func (f *benchFlags) plan() (*benchPlan, error) {
 	if p.rate, err = f.rate(); err != nil {
 		return nil, err
 	}
-	switch {
-	case f.numPrompts < 1:
-		return nil, &engine.OptionsError{Msg: "--num-prompts must be at least 1"}
-	case f.maxConcurrency < 0:
-		return nil, &engine.OptionsError{Msg: "--max-concurrency must not be negative"}
-	case !(f.burstiness > 0) || math.IsInf(f.burstiness, 1):
-		return nil, &engine.OptionsError{Msg: "--burstiness must be a positive number"}
-	case math.IsNaN(f.randomRangeRatio) || math.IsInf(f.randomRangeRatio, 0):
-		return nil, &engine.OptionsError{Msg: "--random-range-ratio must be a number in [0, 1)"}
-	case f.numWarmups < 0:
-		return nil, &engine.OptionsError{Msg: "--num-warmups must not be negative"}
+	if err := f.validate(); err != nil {
+		return nil, err
 	}
-	extra := map[string]any{}
-	if f.extraBody != "" {
-		if err := json.Unmarshal([]byte(f.extraBody), &extra); err != nil {
-			return nil, &engine.OptionsError{Msg: fmt.Sprintf("--extra-body: want a JSON object: %v", err)}
-		}
+	extra, err := f.body(p.backend)
+	if err != nil {
+		return nil, err
+	}
+	if p.headers, err = f.headerMap(); err != nil {
+		return nil, err
 	}
 	p.baseURL = f.baseURL
 	if p.baseURL == "" {
 		p.baseURL = fmt.Sprintf("http://%s:%d", f.host, f.port)
 	}
-	if f.datasetPath != "" {
-		if f.datasetPath, err = filepath.Abs(f.datasetPath); err != nil {
-			return nil, err
-		}
-	}
 	p.model = f.servedModelName
 	if p.model == "" {
 		p.model = f.model
 	}
+	ds, err := f.dataset()
+	if err != nil {
+		return nil, err
+	}
 	p.params = benchParams{Backend: p.backend, ExtraBody: extra, Warmups: f.numWarmups, ReturnStageMetrics: f.printStage,
 		// Only chat has an end of sequence to ignore.
-		IgnoreEOS: f.ignoreEOS && p.backend == "openai-chat-omni",
-		Dataset: datasetSpec{Calibrate: f.datasetName == "random" || f.datasetName == "random-mm",
-			Name: f.datasetName, Path: f.datasetPath, NumPrompts: f.numPrompts,
-			RandomInputLen: f.randomInputLen, RandomOutputLen: f.randomOutputLen,
-			RandomRangeRatio: f.randomRangeRatio, Seed: f.seed}}
+		IgnoreEOS: f.ignoreEOS && p.backend == "openai-chat-omni", Dataset: ds,
+		// --ready-check-timeout-sec 0 skips the test request, as in vllm.
+		InitialTest: !f.fs.Changed("ready-check-timeout-sec") || f.readyCheckTimeout > 0, ReadyTimeout: f.readyCheckTimeout}
 	p.options = benchOptions(p, f)
 	return p, nil
+}
+
+// headerMap is --header's KEY=VALUE pairs, trimmed of spaces as vllm trims them.
+func (f *benchFlags) headerMap() (map[string]string, error) {
+	pairs, err := keyValues("--header", f.headers)
+	headers := make(map[string]string, len(pairs))
+	for k, v := range pairs {
+		headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return headers, err
+}
+
+// validate checks the flags that take a range.
+func (f *benchFlags) validate() error {
+	switch {
+	case f.numPrompts < 1:
+		return &engine.OptionsError{Msg: "--num-prompts must be at least 1"}
+	case f.maxConcurrency < 0:
+		return &engine.OptionsError{Msg: "--max-concurrency must not be negative"}
+	case !(f.burstiness > 0) || math.IsInf(f.burstiness, 1):
+		return &engine.OptionsError{Msg: "--burstiness must be a positive number"}
+	case math.IsNaN(f.randomRangeRatio) || math.IsInf(f.randomRangeRatio, 0):
+		return &engine.OptionsError{Msg: "--random-range-ratio must be a number in [0, 1)"}
+	case f.numWarmups < 0:
+		return &engine.OptionsError{Msg: "--num-warmups must not be negative"}
+	case f.readyCheckTimeout < 0:
+		return &engine.OptionsError{Msg: "--ready-check-timeout-sec must not be negative"}
+	case f.sharegptOutputLen < 0:
+		return &engine.OptionsError{Msg: "--sharegpt-output-len must not be negative"}
+	case f.customOutputLen < 1 && f.customOutputLen != -1:
+		return &engine.OptionsError{Msg: "--custom-output-len must be positive, or -1 for each line's output_tokens"}
+	}
+	return nil
+}
+
+// body is what every request body gets beyond the sample: the sampling flags, then
+// --extra-body over them (as vllm merges them), and the edits' bot_task.
+func (f *benchFlags) body(backend string) (map[string]any, error) {
+	body := samplingBody(f.fs)
+	if f.extraBody != "" {
+		var extra map[string]any
+		if err := json.Unmarshal([]byte(f.extraBody), &extra); err != nil {
+			return nil, &engine.OptionsError{Msg: fmt.Sprintf("--extra-body: want a JSON object: %v", err)}
+		}
+		maps.Copy(body, extra)
+	}
+	if _, set := body["bot_task"]; f.botTask != "" && backend == backendImageEdits && !set {
+		body["bot_task"] = f.botTask
+	}
+	return body, nil
 }
 
 // benchOptions are the scenario's options: vllm's traffic on the poisson-arrival-rate
@@ -136,7 +171,17 @@ func benchOptions(p *benchPlan, f *benchFlags) map[string]any {
 	if p.model != "" {
 		omniOpts["model"] = p.model
 	}
-	return map[string]any{"scenarios": map[string]any{"bench": scenario}, "omni": omniOpts}
+	if len(p.headers) > 0 {
+		omniOpts["headers"] = p.headers
+	}
+	if f.insecure {
+		omniOpts["insecureSkipTLSVerify"] = true
+	}
+	// setup sends the initial test request (retried up to --ready-check-timeout-sec) and
+	// the warmups one after another, each within the request timeout: the default setup
+	// timeout of 60 s would cut a slow server short.
+	setup := time.Duration(f.readyCheckTimeout)*time.Second + time.Duration(1+f.numWarmups)*omni.DefaultTimeout
+	return map[string]any{"scenarios": map[string]any{"bench": scenario}, "omni": omniOpts, "setupTimeout": setup.String()}
 }
 
 // module is omnik/bench: the parameters as plain script values, a copy for each VU, so
@@ -148,6 +193,7 @@ func (p *benchPlan) module() js.Option {
 		if err := json.Unmarshal([]byte(raw), &params); err != nil {
 			return nil, err
 		}
+		params["outcome"] = p.outcomes.add
 		return &js.Exports{Default: vu.Runtime().ToValue(params), Named: map[string]any{}}, nil
 	})
 }

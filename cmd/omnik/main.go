@@ -19,9 +19,14 @@ func main() {
 func execute(args []string) int {
 	root := newRootCommand()
 	root.SetArgs(args)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return 0
+	}
+	var ran *commandError
+	if !errors.As(err, &ran) {
+		// cobra refused the command line before any command ran.
+		err = &usageError{err: err, cmd: cmd}
 	}
 	var silent *exitOnly
 	if !errors.As(err, &silent) {
@@ -36,6 +41,26 @@ type exitOnly struct{ code engine.ExitCode }
 func (e *exitOnly) Error() string             { return fmt.Sprintf("exit %d", e.code) }
 func (e *exitOnly) ExitCode() engine.ExitCode { return e.code }
 
+// commandError is an error a command returned once it ran, as opposed to one cobra
+// returned for the command line (a usageError).
+type commandError struct{ err error }
+
+func (e *commandError) Error() string { return e.err.Error() }
+func (e *commandError) Unwrap() error { return e.err }
+
+// usageError is a command line cobra refused: an unknown command or flag, a bad flag
+// value, a wrong number of arguments. Like an invalid option, it exits 104.
+type usageError struct {
+	err error
+	cmd *cobra.Command
+}
+
+func (e *usageError) Error() string {
+	return fmt.Sprintf("%v (see '%s --help')", e.err, e.cmd.CommandPath())
+}
+func (e *usageError) Unwrap() error             { return e.err }
+func (e *usageError) ExitCode() engine.ExitCode { return engine.ExitInvalidConfig }
+
 func newRootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "omnik",
@@ -44,5 +69,22 @@ func newRootCommand() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(newRunCommand(), newBenchCommand(), newReportCommand(), newInspectCommand(), newVersionCommand(), newMockCommand())
+	for _, c := range root.Commands() {
+		markCommandErrors(c)
+	}
 	return root
+}
+
+// markCommandErrors wraps c's RunE so execute can tell its errors from cobra's.
+func markCommandErrors(c *cobra.Command) {
+	run := c.RunE
+	if run == nil {
+		return
+	}
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := run(cmd, args); err != nil {
+			return &commandError{err: err}
+		}
+		return nil
+	}
 }

@@ -2,6 +2,7 @@ package omni
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,8 +45,13 @@ var errClosed = errors.New("omni: client closed")
 func newTarget(cfg Config) *target {
 	cfg = cfg.withDefaults()
 	ws := &websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: 30 * time.Second}
+	hc := client.NewHTTPClient()
+	if cfg.InsecureSkipTLSVerify {
+		ws.TLSClientConfig = &tls.Config{InsecureSkipVerify: true}
+		hc.Transport.(*http.Transport).TLSClientConfig = ws.TLSClientConfig
+	}
 	life, end := context.WithCancel(context.Background())
-	return &target{cfg: cfg, http: client.NewHTTPClient(), ws: ws, warn: func(string) {}, life: life, end: end}
+	return &target{cfg: cfg, http: hc, ws: ws, warn: func(string) {}, life: life, end: end}
 }
 
 // model is the configured model, else the first one GET /v1/models lists; "" while the

@@ -21,6 +21,8 @@ type Config struct {
 	Timeout      Duration          `json:"timeout"`
 	StallTimeout Duration          `json:"stallTimeout"`
 	Headers      map[string]string `json:"headers"`
+	// InsecureSkipTLSVerify accepts any server certificate (self-signed test servers).
+	InsecureSkipTLSVerify bool `json:"insecureSkipTLSVerify"`
 	// Target names the client in the `target` tag; empty for the default client.
 	Target string `json:"target"`
 }

@@ -50,7 +50,11 @@ func (d *datasets) get(spec dataset.Spec, calibrate func() *dataset.Calibration)
 			if n <= 0 {
 				n = l.ds.Len()
 			}
-			l.order = l.ds.Sample(n, spec.Seed)
+			if spec.DisableShuffle {
+				l.order = l.ds.InOrder(n)
+			} else {
+				l.order = l.ds.Sample(n, spec.Seed)
+			}
 		}
 	})
 	return l, l.err
@@ -59,7 +63,8 @@ func (d *datasets) get(spec dataset.Spec, calibrate func() *dataset.Calibration)
 // DataExtension adds dataset(spec) to omnik/data: in init code it loads a dataset (once
 // per run for the same spec) and returns a read-only array of its samples in the run
 // order for the seed. Keys: name, path, numPrompts, randomInputLen, randomOutputLen,
-// randomRangeRatio, seed (docs/bench.md).
+// randomRangeRatio, randomPrefixLen, sharegptOutputLen, customOutputLen,
+// customOutputLenOverride, disableShuffle, mm, seed, calibrate (docs/bench.md).
 func (m *Module) DataExtension() js.Module {
 	return func(vu *js.VU) (*js.Exports, error) {
 		return &js.Exports{Named: map[string]any{"dataset": func(raw map[string]any) goja.Value {
@@ -79,10 +84,18 @@ func (m *Module) DataExtension() js.Module {
 
 // LoadDataset loads a dataset into the run's cache before any script runs, so a
 // malformed file is reported as itself (file, line, reason) rather than as an exception
-// in init code; scripts asking for the same spec get the loaded one.
-func (m *Module) LoadDataset(raw map[string]any) error {
-	_, err := m.loadDataset(raw, true)
-	return err
+// in init code; scripts asking for the same spec get the loaded one. It returns the
+// samples in the run's order, shared: read them, never modify them.
+func (m *Module) LoadDataset(raw map[string]any) ([]*dataset.Sample, error) {
+	l, err := m.loadDataset(raw, true)
+	if err != nil {
+		return nil, err
+	}
+	samples := make([]*dataset.Sample, len(l.order))
+	for i, j := range l.order {
+		samples[i] = l.ds.At(j)
+	}
+	return samples, nil
 }
 
 // loadDataset reads a dataset() spec; `calibrate: true` asks the configured server's
@@ -125,7 +138,7 @@ func datasetSpec(raw map[string]any) (dataset.Spec, error) {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
-		return s, fmt.Errorf("dataset(): %w (keys: name, path, numPrompts, randomInputLen, randomOutputLen, randomRangeRatio, seed, calibrate)", err)
+		return s, fmt.Errorf("dataset(): %w (keys: name, path, numPrompts, randomInputLen, randomOutputLen, randomRangeRatio, randomPrefixLen, sharegptOutputLen, customOutputLen, customOutputLenOverride, disableShuffle, mm, seed, calibrate)", err)
 	}
 	return s, nil
 }

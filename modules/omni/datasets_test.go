@@ -135,7 +135,7 @@ export default function () {
 // A spec with an unknown key, or a bad value, fails the init code with a clear message.
 func TestDatasetRejectsBadSpecs(t *testing.T) {
 	t.Parallel()
-	const keys = "(keys: name, path, numPrompts, randomInputLen, randomOutputLen, randomRangeRatio, seed, calibrate)"
+	const keys = "(keys: name, path, numPrompts, randomInputLen, randomOutputLen, randomRangeRatio, randomPrefixLen, sharegptOutputLen, customOutputLen, customOutputLenOverride, disableShuffle, mm, seed, calibrate)"
 	for _, tc := range []struct {
 		name, spec string
 		want       []string

@@ -80,6 +80,13 @@ func (m *Module) Configure(cfg Config) {
 	m.def = nil
 }
 
+// Config is the default client's configuration.
+func (m *Module) Config() Config {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.cfg
+}
+
 func (m *Module) defaultClient() *target {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -209,6 +216,7 @@ func (m *Module) start(vu *js.VU, c *target, p params, run func(context.Context)
 	promise := vu.Promise(func(ctx context.Context) js.Settle {
 		defer m.calls.Done()
 		rec := run(ctx)
+		rec.Usage.ResolvePrompt(p.promptTokens)
 		// A copy: the script may change the iteration's metadata while outputs write the record.
 		rec.Scenario, rec.Tags, rec.Metadata, rec.Offset = scenario, tags.Map(), maps.Clone(meta), rec.Start.Sub(m.origin)
 		if !p.discard {
@@ -228,6 +236,8 @@ type params struct {
 	keepImages bool
 	// discard keeps the call out of every metric, record and summary (warmup requests).
 	discard bool
+	// promptTokens is the script's count of the prompt, for a server that reports none.
+	promptTokens int
 }
 
 func (m *Module) prepare(vu *js.VU, name string, bodyV, paramsV goja.Value) (call, params) {
@@ -266,6 +276,9 @@ func (m *Module) prepare(vu *js.VU, name string, bodyV, paramsV goja.Value) (cal
 	}
 	if v := po.Get("discard"); v != nil {
 		p.discard = v.ToBoolean()
+	}
+	if v := po.Get("promptTokens"); v != nil && !goja.IsUndefined(v) {
+		p.promptTokens = int(v.ToInteger())
 	}
 	if v := po.Get("keepImages"); v != nil {
 		p.keepImages = v.ToBoolean()

@@ -11,7 +11,8 @@ import (
 // loadCustom reads a custom JSONL file: one JSON object a line with
 //
 //	prompt         string, required unless messages is given
-//	output_tokens  positive integer; default --custom-output-len
+//	output_tokens  positive integer; default Spec.CustomOutputLen, and replaced by
+//	               Spec.CustomOutputLenOverride when that is set
 //	images         a string or array of strings: file paths (relative to the dataset
 //	               file), http(s) URLs or base64 data URLs
 //	audio          the same, for audio (WAV durations are read from the header)
@@ -109,6 +110,9 @@ func customSample(spec Spec, line []byte, media *mediaLoader) (Sample, *Error) {
 	}
 	if len(fields) > 0 {
 		s.Extra, _ = json.Marshal(fields) // raw values from a valid line always marshal
+	}
+	if spec.CustomOutputLenOverride > 0 {
+		s.OutputTokens = spec.CustomOutputLenOverride
 	}
 	return s, nil
 }

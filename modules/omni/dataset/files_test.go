@@ -84,6 +84,32 @@ func TestCustomAcceptsDataURLs(t *testing.T) {
 	}
 }
 
+// --custom-output-len N replaces every line's output_tokens, as in vLLM.
+func TestCustomOutputLenOverrideReplacesEveryLine(t *testing.T) {
+	t.Parallel()
+	d, err := Load(Spec{Name: Custom, Path: "testdata/custom.jsonl", CustomOutputLenOverride: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range d.Len() {
+		if got := d.At(i).OutputTokens; got != 9 {
+			t.Errorf("line %d: output_tokens %d, want 9", i+1, got)
+		}
+	}
+}
+
+// --disable-shuffle: file order, from the start again past the end.
+func TestInOrderKeepsTheDatasetOrder(t *testing.T) {
+	t.Parallel()
+	d, _ := Load(Spec{NumPrompts: 3, RandomInputLen: 4})
+	if got := d.InOrder(7); !slices.Equal(got, []int{0, 1, 2, 0, 1, 2, 0}) {
+		t.Errorf("InOrder(7) = %v", got)
+	}
+	if d.InOrder(0) != nil {
+		t.Error("n = 0 gives indices")
+	}
+}
+
 func TestSampleOrderIsASeededShuffleThenOversampled(t *testing.T) {
 	t.Parallel()
 	d, _ := Load(Spec{NumPrompts: 10, RandomInputLen: 4})

@@ -61,14 +61,29 @@ func Calibrate(ctx context.Context, tok Tokenizer) (*Calibration, error) {
 	return &Calibration{Overhead: float64(short) - per*probeShort, PerWord: per}, nil
 }
 
-// wordsFor is how many vocabulary words make about tokens tokens, and the tokens that many
-// words make; at least one word.
-func (c *Calibration) wordsFor(tokens int) (n, promptLen int) {
+// wordsFor is how many vocabulary words make a prompt of about tokens tokens; at least one.
+func (c *Calibration) wordsFor(tokens int) int {
 	if c == nil {
-		return max(tokens, 1), max(tokens, 1)
+		return max(tokens, 1)
 	}
-	n = max(int(math.Round((float64(tokens)-c.Overhead)/c.PerWord)), 1)
-	return n, int(math.Round(c.Overhead + c.PerWord*float64(n)))
+	return max(int(math.Round((float64(tokens)-c.Overhead)/c.PerWord)), 1)
+}
+
+// promptLen is how many tokens a prompt of n vocabulary words makes.
+func (c *Calibration) promptLen(n int) int {
+	if c == nil {
+		return n
+	}
+	return int(math.Round(c.Overhead + c.PerWord*float64(n)))
+}
+
+// prefixWords is how many vocabulary words make about tokens tokens inside a prompt (the
+// prompt's overhead is counted once, by promptLen).
+func (c *Calibration) prefixWords(tokens int) int {
+	if c == nil || tokens == 0 {
+		return tokens
+	}
+	return max(int(math.Round(float64(tokens)/c.PerWord)), 1)
 }
 
 // lengthRange is vLLM's integer-uniform range around a mean: [floor(L(1−r)), ceil(L(1+r))],
@@ -78,7 +93,8 @@ func lengthRange(mean int, ratio float64, lo int) (int, int) {
 }
 
 // randomPrompts makes spec.NumPrompts text samples as vLLM's random dataset does: input and
-// output lengths uniform in their ranges, independent for each request, from the seed.
+// output lengths uniform in their ranges, independent for each request, from the seed,
+// after a prefix of RandomPrefixLen tokens that every prompt shares.
 func randomPrompts(spec Spec) ([]Sample, error) {
 	if !(spec.RandomRangeRatio >= 0 && spec.RandomRangeRatio < 1) {
 		return nil, fmt.Errorf("dataset: --random-range-ratio %v: want [0, 1)", spec.RandomRangeRatio)
@@ -86,15 +102,25 @@ func randomPrompts(spec Spec) ([]Sample, error) {
 	if spec.RandomInputLen < 1 || spec.RandomOutputLen < 1 {
 		return nil, fmt.Errorf("dataset: --random-input-len %d and --random-output-len %d: want at least 1", spec.RandomInputLen, spec.RandomOutputLen)
 	}
+	if spec.RandomPrefixLen < 0 {
+		return nil, fmt.Errorf("dataset: --random-prefix-len %d: want at least 0", spec.RandomPrefixLen)
+	}
 	inLo, inHi := lengthRange(spec.RandomInputLen, spec.RandomRangeRatio, 1)
 	outLo, outHi := lengthRange(spec.RandomOutputLen, spec.RandomRangeRatio, 1)
 	lengths, text := newRand(spec.Seed, streamLengths), newRand(spec.Seed, streamWords)
+	cal := spec.Calibration
+	prefixN := cal.prefixWords(spec.RandomPrefixLen)
+	prefix := words(newRand(spec.Seed, streamPrefix), prefixN)
 	samples := make([]Sample, spec.NumPrompts)
 	for i := range samples {
 		in := inLo + lengths.IntN(inHi-inLo+1)
 		out := outLo + lengths.IntN(outHi-outLo+1)
-		n, promptLen := spec.Calibration.wordsFor(in)
-		samples[i] = Sample{Prompt: words(text, n), OutputTokens: out, PromptLen: promptLen}
+		n := max(cal.wordsFor(spec.RandomPrefixLen+in)-prefixN, 1)
+		prompt := words(text, n)
+		if prefixN > 0 {
+			prompt = prefix + " " + prompt
+		}
+		samples[i] = Sample{Prompt: prompt, OutputTokens: out, PromptLen: cal.promptLen(prefixN + n)}
 	}
 	return samples, nil
 }

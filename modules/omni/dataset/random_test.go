@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -160,5 +161,37 @@ func TestCalibrateReportsTokenizerFailures(t *testing.T) {
 	_, err = Calibrate(context.Background(), fakeTokenizer(5, 0))
 	if err == nil || !strings.Contains(err.Error(), "does not grow") {
 		t.Errorf("err = %v for a constant tokenizer", err)
+	}
+}
+
+// --random-prefix-len: every prompt starts with the same prefix of that many tokens, which
+// its prompt length counts; without calibration a word is a token.
+func TestRandomPrefixIsSharedAndCounted(t *testing.T) {
+	t.Parallel()
+	for _, cal := range []*Calibration{nil, {Overhead: 3, PerWord: 2}} {
+		d, err := Load(Spec{Name: Random, NumPrompts: 50, RandomInputLen: 20, RandomOutputLen: 2, RandomRangeRatio: 0.5,
+			RandomPrefixLen: 10, Seed: 3, Calibration: cal})
+		if err != nil {
+			t.Fatal(err)
+		}
+		prefixWords := cal.prefixWords(10)
+		prefix := strings.Fields(d.At(0).Prompt)[:prefixWords]
+		for i := range d.Len() {
+			s := d.At(i)
+			words := strings.Fields(s.Prompt)
+			if !slices.Equal(words[:prefixWords], prefix) {
+				t.Fatalf("calibration %+v, sample %d: prefix %v, want %v", cal, i, words[:prefixWords], prefix)
+			}
+			if want := cal.promptLen(len(words)); s.PromptLen != want {
+				t.Errorf("calibration %+v, sample %d: prompt_len %d, want %d", cal, i, s.PromptLen, want)
+			}
+			// 10 prefix tokens and 20 ± 50% others, give or take a word.
+			if lo, hi := 10+10-2, 10+30+2; s.PromptLen < lo || s.PromptLen > hi {
+				t.Errorf("calibration %+v, sample %d: prompt_len %d outside [%d, %d]", cal, i, s.PromptLen, lo, hi)
+			}
+		}
+	}
+	if _, err := Load(Spec{Name: Random, RandomPrefixLen: -1}); err == nil || !strings.Contains(err.Error(), "--random-prefix-len -1") {
+		t.Errorf("prefix -1: %v", err)
 	}
 }

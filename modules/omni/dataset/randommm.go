@@ -11,8 +11,10 @@ import (
 // probability: an image of Width×Height when Frames is 1; audio when Height is 0, of Width
 // seconds and Frames channels. Video (Frames > 1) is not generated.
 type Bucket struct {
-	Height, Width, Frames int
-	Prob                  float64
+	Height int     `json:"height"`
+	Width  int     `json:"width"`
+	Frames int     `json:"frames"`
+	Prob   float64 `json:"prob"`
 }
 
 // Modality is "image", "audio" or "video", by vLLM-Omni's rule.
@@ -31,18 +33,18 @@ func (b Bucket) Modality() string {
 type MMSpec struct {
 	// BaseItems is the mean number of items per request (--random-mm-base-items-per-request,
 	// default 1).
-	BaseItems int
+	BaseItems int `json:"baseItems,omitempty"`
 	// ItemsRangeRatio r in [0, 1] draws each request's count uniformly from
 	// [floor(n(1−r)), ceil(n(1+r))] (--random-mm-num-mm-items-range-ratio).
-	ItemsRangeRatio float64
+	ItemsRangeRatio float64 `json:"itemsRangeRatio,omitempty"`
 	// Limits caps items per modality and request (--random-mm-limit-mm-per-prompt, default
 	// image 255, video 1, audio 255).
-	Limits map[string]int
+	Limits map[string]int `json:"limits,omitempty"`
 	// Buckets are the item shapes and their probabilities (--random-mm-bucket-config,
 	// default 256×256 and 1280×720 images, half each).
-	Buckets []Bucket
+	Buckets []Bucket `json:"buckets,omitempty"`
 	// AudioSampleRate of generated WAVs; default 48000 Hz as vLLM-Omni.
-	AudioSampleRate int
+	AudioSampleRate int `json:"audioSampleRate,omitempty"`
 }
 
 func (m MMSpec) withDefaults() MMSpec {

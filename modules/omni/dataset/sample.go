@@ -93,6 +93,19 @@ func (d *Dataset) Sample(n int, seed int64) []int {
 	return out
 }
 
+// InOrder returns the indices of n requests in the dataset's own order, from the start
+// again while n exceeds Len: vLLM's --disable-shuffle.
+func (d *Dataset) InOrder(n int) []int {
+	if n <= 0 || len(d.samples) == 0 {
+		return nil
+	}
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i % len(d.samples)
+	}
+	return out
+}
+
 // Streams of the seeded generator: each use draws from its own stream, so adding draws to
 // one (say, image pixels) never shifts another (prompt lengths) for the same seed.
 const (
@@ -102,6 +115,7 @@ const (
 	streamItems
 	streamMedia
 	streamProbe
+	streamPrefix
 )
 
 func newRand(seed int64, stream uint64) *rand.Rand {

@@ -27,17 +27,26 @@ type Spec struct {
 	Name string // --dataset-name; "" means random
 	Path string // --dataset-path (sharegpt, custom)
 	// NumPrompts is how many random prompts to generate (--num-prompts). File datasets load
-	// every usable entry; a run then takes Dataset.Sample(NumPrompts, Seed).
+	// every usable entry; a run then takes Dataset.Sample(NumPrompts, Seed), or
+	// Dataset.InOrder(NumPrompts) with DisableShuffle.
 	NumPrompts       int
 	RandomInputLen   int     // --random-input-len, in tokens
 	RandomOutputLen  int     // --random-output-len, in tokens
 	RandomRangeRatio float64 // --random-range-ratio, in [0, 1)
-	Seed             int64   // --seed
+	// RandomPrefixLen (--random-prefix-len) tokens of the same words start every random
+	// prompt, before its RandomInputLen tokens.
+	RandomPrefixLen int
+	Seed            int64 // --seed
 	// SharegptOutputLen (--sharegpt-output-len) replaces every reply's length; 0 keeps them.
 	SharegptOutputLen int
-	// CustomOutputLen (--custom-output-len) is the output length of custom lines that have
-	// no output_tokens.
+	// CustomOutputLen is the output length of custom lines that have no output_tokens.
 	CustomOutputLen int
+	// CustomOutputLenOverride (--custom-output-len, unless -1) replaces every custom line's
+	// output_tokens, as vLLM does; 0 keeps them.
+	CustomOutputLenOverride int
+	// DisableShuffle (--disable-shuffle) sends the samples in file order instead of a
+	// seeded shuffle.
+	DisableShuffle bool
 	// Calibration, from Calibrate, sizes random prompts in the server's tokens.
 	Calibration *Calibration
 	// MM configures random-mm's images and audio.

@@ -150,6 +150,28 @@ type Usage struct {
 	// Estimated is set when the server reported no output tokens and Completion counts the
 	// non-empty text chunks instead (omnik has no tokenizer).
 	Estimated bool `json:"estimated"`
+	// PromptSource says where Prompt came from: PromptFromServer or PromptFromDataset;
+	// empty when nothing counted the prompt.
+	PromptSource string `json:"prompt_tokens_source,omitempty"`
+}
+
+// Where a request's prompt token count came from.
+const (
+	PromptFromServer  = "server"  // the server's usage
+	PromptFromDataset = "dataset" // the client's count of the prompt it sent
+)
+
+// ResolvePrompt settles the prompt count of a finished request: the server's when its
+// usage had one, else n, the client's count of the prompt it sent (0 when it has none).
+// Speech and image servers report no prompt tokens; vllm bench serve counts the
+// dataset's prompt length there.
+func (u *Usage) ResolvePrompt(n int) {
+	switch {
+	case u.Prompt > 0:
+		u.PromptSource = PromptFromServer
+	case n > 0:
+		u.Prompt, u.PromptSource = n, PromptFromDataset
+	}
 }
 
 // Audio sums the audio a request received.
