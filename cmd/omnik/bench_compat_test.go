@@ -147,3 +147,21 @@ func TestBenchDisableShuffleKeepsFileOrder(t *testing.T) {
 		}
 	}
 }
+
+// --print-script never writes a credential given with --header, in its command line or
+// in its options; other headers stay as given.
+func TestBenchPrintScriptRedactsCredentialHeaders(t *testing.T) {
+	t.Parallel()
+	s := printScript(t, "--base-url", "http://127.0.0.1:1", "--model", "m",
+		"--header", "Authorization=Bearer sk-secret", "X-Trace=abc", "--header=api-key=k123")
+	for _, secret := range []string{"sk-secret", "k123"} {
+		if strings.Contains(s.text, secret) {
+			t.Errorf("the printed script has the credential %q:\n%s", secret, s.text)
+		}
+	}
+	for _, want := range []string{`"Authorization=Bearer REDACTED"`, "--header=api-key=REDACTED", `"Authorization": "Bearer REDACTED"`, `"X-Trace": "abc"`} {
+		if !strings.Contains(s.text, want) {
+			t.Errorf("the printed script lacks %s:\n%s", want, s.text)
+		}
+	}
+}

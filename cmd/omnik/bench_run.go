@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/omnik-dev/omnik/modules/httpdebug"
 	"io"
 	"os"
 	"path/filepath"
@@ -144,11 +145,32 @@ func endsLine(f *os.File) bool {
 // shell would split, or that hold a line break, are quoted, so the comment stays one line.
 func benchCommandLine(args []string) string {
 	parts := []string{"omnik", "bench"}
+	inHeaders := false
 	for _, a := range args {
+		// --header K=V … may carry a credential: the printed line never does.
+		switch {
+		case a == "--header":
+			inHeaders = true
+		case strings.HasPrefix(a, "--header="):
+			a = "--header=" + redactHeaderPair(strings.TrimPrefix(a, "--header="))
+		case strings.HasPrefix(a, "-"):
+			inHeaders = false
+		case inHeaders:
+			a = redactHeaderPair(a)
+		}
 		if a == "" || strings.ContainsAny(a, " \t\r\n\"'`$\\|&;<>(){}*?[]#~!") || strings.ContainsFunc(a, unicode.IsSpace) || !utf8.ValidString(a) {
 			a = strconv.Quote(a)
 		}
 		parts = append(parts, a)
 	}
 	return strings.Join(parts, " ")
+}
+
+// redactHeaderPair is a --header KEY=VALUE with a credential's value redacted.
+func redactHeaderPair(kv string) string {
+	k, v, ok := strings.Cut(kv, "=")
+	if !ok {
+		return kv
+	}
+	return k + "=" + httpdebug.RedactHeader(strings.TrimSpace(k), strings.TrimSpace(v))
 }
