@@ -234,11 +234,12 @@ func (r *Run) runScenario(ctx context.Context, s *scenario) {
 			return
 		}
 	}
-	startCtx, stopStarting := context.WithTimeout(ctx, s.plan.Duration.D())
+	// The duration's deadline is armed by the executor's begin, once its VUs are ready.
+	startCtx, stopStarting := context.WithCancel(ctx)
 	defer stopStarting()
 	iterCtx, interruptAll := context.WithCancel(ctx)
 	defer interruptAll()
-	s.start(startCtx, iterCtx)
+	s.startCtx, s.iterCtx, s.stopStarting = startCtx, iterCtx, stopStarting
 	go func() {
 		select {
 		case <-startCtx.Done():
