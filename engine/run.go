@@ -35,6 +35,7 @@ type Run struct {
 	minIteration time.Duration
 	setupData    js.SetupData
 	began        atomic.Int64 // unix nanoseconds when scenarios began, 0 before
+	ended        atomic.Int64 // unix nanoseconds when they ended, 0 before
 	iterErrors   *iterationErrors
 
 	stopOnce sync.Once
@@ -212,6 +213,7 @@ func (r *Run) runScenarios(ctx context.Context) {
 		wg.Go(func() { r.runScenario(ctx, s) })
 	}
 	wg.Wait()
+	r.ended.Store(time.Now().UnixNano())
 	r.iterErrors.flush()
 	stopWatching()
 	watchers.Wait()
@@ -267,10 +269,7 @@ func (r *Run) isStopped() bool {
 }
 
 func (r *Run) result(parent context.Context, err error) Result {
-	res := Result{Err: err, Scenarios: r.Progress()}
-	if ns := r.began.Load(); ns != 0 {
-		res.Duration = time.Since(time.Unix(0, ns))
-	}
+	res := Result{Err: err, Scenarios: r.Progress(), Duration: r.elapsed()}
 	for _, s := range r.scenarios {
 		res.IterationsCompleted += s.completed.Load()
 		res.IterationsInterrupted += s.interrupted.Load()

@@ -314,3 +314,18 @@ func TestMinIterationDuration(t *testing.T) {
 		}
 	})
 }
+
+// Result.Duration is the scenarios' time, which rates divide by: not setup's, not
+// teardown's.
+func TestResultDurationIsTheScenariosTime(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		s := fakeScript(sleeper(10 * time.Millisecond))
+		s.Setup = func(context.Context) (js.SetupData, error) { time.Sleep(time.Second); return nil, nil }
+		s.Teardown = func(context.Context, js.SetupData) error { time.Sleep(time.Second); return nil }
+		r, _ := newRun(t, `{"iterations": 1}`, s)
+		if res := r.Run(context.Background()); res.Duration != 10*time.Millisecond {
+			t.Errorf("duration %v, want the 10 ms of the one iteration", res.Duration)
+		}
+	})
+}
