@@ -7,8 +7,10 @@ import (
 )
 
 // arrivals yields the offsets, from the scenario start, at which the iterations of the
-// whole test are due, in order; ok is false after the last one. Offsets are absolute, so
-// a slow iteration never shifts the ones after it.
+// whole test are due, in order. Offsets are absolute, so a slow iteration never shifts
+// the ones after it. After the last one ok is false and offset is the end of the
+// schedule: the scenario lasts until then, not just until its last arrival, so its rates
+// are over its whole duration (0 when it ends with its last arrival).
 type arrivals func() (offset time.Duration, ok bool)
 
 // arrivalPool is the shared core of the arrival-rate executors: it starts each due
@@ -122,71 +124,83 @@ func (a arrivalPool) run(s *scenario, next arrivals) {
 	}
 	ready.Wait()
 
-	a.dispatch(s, next, work, grow, &idle)
+	if s.begin() {
+		a.dispatch(s, next, work, grow, &idle)
+		end := time.Now()
+		s.scheduleEnded.Store(&end)
+	}
 	close(done)
 	growers.Wait()
 	workers.Wait()
 }
 
+// dispatch hands each due arrival to a free VU until the schedule ends or the scenario
+// stops starting iterations. Every arrival due by then is started or dropped.
 func (a arrivalPool) dispatch(s *scenario, next arrivals, work chan<- arrival, grow func(), idle *atomic.Int64) {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
-	stop := s.startCtx.Done()
 	for i := int64(0); ; i++ {
 		off, ok := next()
 		if !ok {
+			a.sleepUntil(s, timer, s.startAt.Add(off))
 			return
 		}
 		if !a.seg.Owns(i) {
 			continue
 		}
 		w := arrival{n: uint64(i), due: s.startAt.Add(off)}
-		if d := time.Until(w.due); d > 0 {
-			timer.Reset(d)
-			select {
-			case <-timer.C:
-			case <-stop:
-				return
-			}
-		}
-		if idle.Load() > 0 {
-			// A worker is free: it takes w as soon as it reaches its receive.
-			select {
-			case work <- w:
-				continue
-			case <-stop:
-				// Due but not started when the scenario stopped: dropped, like the due ones after it.
-				s.drop(1 + a.countDue(s, next, i+1))
-				return
-			}
-		}
-		grow()
-		s.warnInsufficientVUs(a.queue)
-		if !a.queue {
-			s.drop(1)
-			continue
-		}
-		select {
-		case work <- w:
-		case <-stop:
-			// The queued arrival and every later one already due never started.
-			s.drop(1 + a.countDue(s, next, i+1))
+		if !a.sleepUntil(s, timer, w.due) || !a.start(s, w, work, grow, idle) {
+			// Stopped: this arrival, if it is due, and every later one already due never started.
+			s.drop(a.countDue(s, next, i, off))
 			return
 		}
 	}
 }
 
-// countDue counts the owned arrivals from index i on that are due by now.
-func (a arrivalPool) countDue(s *scenario, next arrivals, i int64) int64 {
+// sleepUntil waits until t unless the scenario stops starting iterations first, and
+// reports whether it still starts them.
+func (a arrivalPool) sleepUntil(s *scenario, timer *time.Timer, t time.Time) bool {
+	if d := time.Until(t); d > 0 {
+		timer.Reset(d)
+		select {
+		case <-timer.C:
+		case <-s.startCtx.Done():
+		}
+	}
+	return s.startCtx.Err() == nil
+}
+
+// start hands w to a free VU. With none free it adds one in the background and drops w
+// or, in queue mode, waits for a VU. It reports false when the scenario stopped before a
+// VU took w.
+func (a arrivalPool) start(s *scenario, w arrival, work chan<- arrival, grow func(), idle *atomic.Int64) bool {
+	// A worker counted idle takes w as soon as it reaches its receive.
+	if idle.Load() == 0 {
+		grow()
+		s.warnInsufficientVUs(a.queue)
+		if !a.queue {
+			s.drop(1)
+			return true
+		}
+	}
+	select {
+	case work <- w:
+		return true
+	case <-s.startCtx.Done():
+		return false
+	}
+}
+
+// countDue counts the owned arrivals due by now: arrival i, at offset off, and the ones
+// after it.
+func (a arrivalPool) countDue(s *scenario, next arrivals, i int64, off time.Duration) int64 {
 	var n int64
 	now := time.Since(s.startAt)
-	for ; ; i++ {
-		off, ok := next()
-		if !ok || off > now {
-			return n
-		}
+	for ok := true; ok && off <= now; off, ok = next() {
 		if a.seg.Owns(i) {
 			n++
 		}
+		i++
 	}
+	return n
 }

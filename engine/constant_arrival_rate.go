@@ -34,14 +34,16 @@ func (e *constantArrivalRate) shape() shape {
 	return shape{vus: e.preAllocated, maxVUs: e.maxVUs, duration: e.duration, iterations: e.seg.Scale(n)}
 }
 
-func (e *constantArrivalRate) run(s *scenario) {
+func (e *constantArrivalRate) run(s *scenario) { e.arrivalPool.run(s, e.arrivals()) }
+
+func (e *constantArrivalRate) arrivals() arrivals {
 	var i float64
-	e.arrivalPool.run(s, func() (time.Duration, bool) {
+	return func() (time.Duration, bool) {
 		off := time.Duration(i * e.period)
 		if off >= e.duration {
-			return 0, false
+			return e.duration, false
 		}
 		i++
 		return off, true
-	})
+	}
 }

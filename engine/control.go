@@ -51,10 +51,14 @@ func (r *Run) Stats() js.InstanceStats {
 	return st
 }
 
-// elapsed is the time since the scenarios began.
+// elapsed is the time since the scenarios began, until they ended.
 func (r *Run) elapsed() time.Duration {
-	if ns := r.began.Load(); ns != 0 {
-		return time.Since(time.Unix(0, ns))
+	began := r.began.Load()
+	if began == 0 {
+		return 0
 	}
-	return 0
+	if ended := r.ended.Load(); ended != 0 {
+		return time.Duration(ended - began)
+	}
+	return time.Since(time.Unix(0, began))
 }

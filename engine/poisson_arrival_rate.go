@@ -65,15 +65,23 @@ func (e *poissonArrivalRate) shape() shape {
 	return shape{vus: e.preAllocated, maxVUs: e.maxVUs, duration: d, iterations: e.seg.Scale(e.iterations), byIterations: e.duration == 0}
 }
 
-func (e *poissonArrivalRate) run(s *scenario) {
+func (e *poissonArrivalRate) run(s *scenario) { e.arrivalPool.run(s, e.arrivals()) }
+
+// arrivals ends the schedule at duration when the duration bounds it, or with the last
+// arrival when iterations run out first (as vllm bench serve's run ends with its last
+// request).
+func (e *poissonArrivalRate) arrivals() arrivals {
 	next := e.offsets()
-	e.arrivalPool.run(s, func() (time.Duration, bool) {
+	return func() (time.Duration, bool) {
 		off, ok := next()
-		if !ok || (e.duration > 0 && off >= e.duration) {
+		switch {
+		case !ok:
 			return 0, false
+		case e.duration > 0 && off >= e.duration:
+			return e.duration, false
 		}
 		return off, true
-	})
+	}
 }
 
 // offsets yields the arrival offsets. A count-bounded run at a finite rate follows

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fatih/color"
 	"golang.org/x/term"
@@ -20,6 +21,7 @@ type ScenarioProgress struct {
 	ActiveVUs   int64         `json:"activeVUs"`
 	MaxVUs      int64         `json:"maxVUs"`
 	Completed   int64         `json:"completed"`
+	Failed      int64         `json:"failed"` // of the completed ones, those that threw
 	Interrupted int64         `json:"interrupted"`
 	Dropped     int64         `json:"dropped"`
 	Elapsed     time.Duration `json:"elapsed"`
@@ -27,6 +29,10 @@ type ScenarioProgress struct {
 	Progress    float64       `json:"progress"` // 0..1
 	// Started is when the scenario began (with the monotonic clock); zero while waiting.
 	Started time.Time `json:"-"`
+	// ScheduleEnded is when an arrival-rate scenario's schedule ended: its duration ran
+	// out, it was stopped, or its last iteration was started. Zero for the other
+	// executors and before. A benchmark of the scenario lasts at least until then.
+	ScheduleEnded time.Time `json:"-"`
 }
 
 // Progress returns a snapshot of every scenario, in plan order.
@@ -36,8 +42,11 @@ func (r *Run) Progress() []ScenarioProgress {
 		p := ScenarioProgress{
 			Name: s.plan.Name, Executor: s.plan.Executor, State: "waiting",
 			ActiveVUs: s.active.Load(), MaxVUs: s.plan.MaxVUs,
-			Completed: s.completed.Load(), Interrupted: s.interrupted.Load(), Dropped: s.dropped.Load(),
-			Total: s.plan.Duration.D(),
+			Completed: s.completed.Load(), Failed: s.failed.Load(), Interrupted: s.interrupted.Load(),
+			Dropped: s.dropped.Load(), Total: s.plan.Duration.D(),
+		}
+		if at := s.scheduleEnded.Load(); at != nil {
+			p.ScheduleEnded = *at
 		}
 		if s.started.Load() != 0 {
 			// startAt is written before started is stored, so it is safe to read now.
@@ -51,14 +60,19 @@ func (r *Run) Progress() []ScenarioProgress {
 	return out
 }
 
-// Progress draws one line per scenario: redrawn in place on a terminal, printed as plain
-// periodic lines otherwise. It is driven by one goroutine (the run's), not concurrently.
+// Progress draws one line per scenario: redrawn in place on a terminal, and cut to its
+// width so each line stays one row; printed as plain periodic lines otherwise. It is
+// driven by one goroutine (the run's), not concurrently.
 type Progress struct {
 	w                  io.Writer
+	fd                 int // the terminal's, to read its width; -1 when unknown
 	tty, noColor       bool
 	interval           time.Duration
+	width              int // columns a line may take; 0: the terminal's, or unlimited
 	lines              int // lines drawn last time, to move back over them
 	bar, ok, warn, bad *color.Color
+	rates              map[string][]mark // recent counts per scenario, for the current rate
+	requests           func(scenario string) (ok, failed int64)
 }
 
 // ProgressOption configures a Progress.
@@ -74,12 +88,22 @@ func ProgressTerminal(tty bool) ProgressOption { return func(p *Progress) { p.tt
 // ProgressInterval sets how often lines are drawn.
 func ProgressInterval(d time.Duration) ProgressOption { return func(p *Progress) { p.interval = d } }
 
+// ProgressWidth sets the columns a terminal line may take, instead of the terminal's.
+func ProgressWidth(cols int) ProgressOption { return func(p *Progress) { p.width = cols } }
+
+// ProgressRequests adds each scenario's finished requests, ok and failed, to its line:
+// the engine runs iterations and knows nothing of requests, so whoever does counts them.
+func ProgressRequests(count func(scenario string) (ok, failed int64)) ProgressOption {
+	return func(p *Progress) { p.requests = count }
+}
+
 // NewProgress returns a Progress writing to w. On a terminal it redraws every 200 ms;
 // elsewhere (CI logs) it prints every 10 s, so logs stay short.
 func NewProgress(w io.Writer, opts ...ProgressOption) *Progress {
-	p := &Progress{w: w}
+	p := &Progress{w: w, fd: -1, rates: map[string][]mark{}}
 	if f, isFile := w.(interface{ Fd() uintptr }); isFile {
-		p.tty = term.IsTerminal(int(f.Fd()))
+		p.fd = int(f.Fd())
+		p.tty = term.IsTerminal(p.fd)
 	}
 	for _, o := range opts {
 		o(p)
@@ -130,44 +154,33 @@ func (p *Progress) Render(snap []ScenarioProgress) {
 	}
 	width := 0
 	for _, s := range snap {
-		width = max(width, len(s.Name))
+		width = max(width, utf8.RuneCountInString(s.Name))
 	}
+	cols := p.columns()
 	for _, s := range snap {
 		if p.tty {
 			b.WriteString("\r\x1b[2K")
 		}
-		b.WriteString(p.line(s, width))
+		b.WriteString(p.line(s, width).fit(cols))
 		b.WriteByte('\n')
 	}
 	p.lines = len(snap)
 	_, _ = io.WriteString(p.w, b.String())
 }
 
-func (p *Progress) line(s ScenarioProgress, width int) string {
-	const barWidth = 30
-	filled := int(s.Progress * barWidth)
-	bar := strings.Repeat("=", filled)
-	if filled < barWidth {
-		bar += ">" + strings.Repeat("-", barWidth-filled-1)
+// columns is how wide a line may be: only a terminal wraps, and a wrapped line would
+// break the redraw, which moves up one row per line.
+func (p *Progress) columns() int {
+	if !p.tty {
+		return 0
 	}
-	state := p.bar.Sprint(s.State)
-	if s.State == "done" {
-		state = p.ok.Sprint(s.State)
+	if p.width > 0 {
+		return p.width
 	}
-	line := fmt.Sprintf("%-*s [%s] %-7s %d/%d VUs  %d complete", width, s.Name, p.bar.Sprint(bar), state,
-		s.ActiveVUs, s.MaxVUs, s.Completed)
-	if s.Interrupted > 0 {
-		line += p.warn.Sprintf("  %d interrupted", s.Interrupted)
+	if p.fd >= 0 {
+		if w, _, err := term.GetSize(p.fd); err == nil && w > 0 {
+			return w - 1 // a line that fills the last column wraps on some terminals
+		}
 	}
-	if s.Dropped > 0 {
-		line += p.bad.Sprintf("  %d dropped", s.Dropped)
-	}
-	return line + fmt.Sprintf("  %s/%s", roundDur(s.Elapsed), roundDur(s.Total))
-}
-
-func roundDur(d time.Duration) time.Duration {
-	if d >= time.Second {
-		return d.Round(100 * time.Millisecond)
-	}
-	return d.Round(time.Millisecond)
+	return 0
 }

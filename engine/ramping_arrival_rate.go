@@ -65,6 +65,6 @@ func rampArrivals(startRate float64, stages []rateStage) arrivals {
 			}
 			t0, n0, r0 = t0+st.d, n0+area, st.to
 		}
-		return 0, false
+		return time.Duration(t0), false
 	}
 }

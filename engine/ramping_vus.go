@@ -61,6 +61,10 @@ func (e *rampingVUs) shape() shape {
 }
 
 func (e *rampingVUs) run(s *scenario) {
+	// Slots take their VUs as they become active.
+	if !s.begin() {
+		return
+	}
 	slots := make([]*slot, e.maxVUs)
 	var wg sync.WaitGroup
 	for i := range slots {

@@ -35,6 +35,7 @@ type Run struct {
 	minIteration time.Duration
 	setupData    js.SetupData
 	began        atomic.Int64 // unix nanoseconds when scenarios began, 0 before
+	ended        atomic.Int64 // unix nanoseconds when they ended, 0 before
 	iterErrors   *iterationErrors
 
 	stopOnce sync.Once
@@ -212,6 +213,7 @@ func (r *Run) runScenarios(ctx context.Context) {
 		wg.Go(func() { r.runScenario(ctx, s) })
 	}
 	wg.Wait()
+	r.ended.Store(time.Now().UnixNano())
 	r.iterErrors.flush()
 	stopWatching()
 	watchers.Wait()
@@ -234,11 +236,12 @@ func (r *Run) runScenario(ctx context.Context, s *scenario) {
 			return
 		}
 	}
-	startCtx, stopStarting := context.WithTimeout(ctx, s.plan.Duration.D())
+	// The duration's deadline is armed by the executor's begin, once its VUs are ready.
+	startCtx, stopStarting := context.WithCancel(ctx)
 	defer stopStarting()
 	iterCtx, interruptAll := context.WithCancel(ctx)
 	defer interruptAll()
-	s.start(startCtx, iterCtx)
+	s.startCtx, s.iterCtx, s.stopStarting = startCtx, iterCtx, stopStarting
 	go func() {
 		select {
 		case <-startCtx.Done():
@@ -266,10 +269,7 @@ func (r *Run) isStopped() bool {
 }
 
 func (r *Run) result(parent context.Context, err error) Result {
-	res := Result{Err: err, Scenarios: r.Progress()}
-	if ns := r.began.Load(); ns != 0 {
-		res.Duration = time.Since(time.Unix(0, ns))
-	}
+	res := Result{Err: err, Scenarios: r.Progress(), Duration: r.elapsed()}
 	for _, s := range r.scenarios {
 		res.IterationsCompleted += s.completed.Load()
 		res.IterationsInterrupted += s.interrupted.Load()

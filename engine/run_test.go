@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/omnik-dev/omnik/js"
@@ -72,25 +73,28 @@ func TestLifecycleOrder(t *testing.T) {
 // test.abort interrupts running iterations at once, still runs teardown, exits 108.
 func TestAbortStopsAtOnceAndRunsTeardown(t *testing.T) {
 	t.Parallel()
-	ev := &events{}
-	var r *Run
-	var once sync.Once
-	r, _ = newRun(t, `{"vus": 3, "duration": "10s"}`, lifecycleScript(ev, func(ctx context.Context, vu uint64, it *js.Iteration) error {
-		if vu == 1 {
-			once.Do(func() { r.Abort("enough") })
+	synctest.Test(t, func(t *testing.T) {
+		ev := &events{}
+		var r *Run
+		var once sync.Once
+		r, _ = newRun(t, `{"vus": 3, "duration": "10s"}`, lifecycleScript(ev, func(ctx context.Context, vu uint64, it *js.Iteration) error {
+			if vu == 1 {
+				once.Do(func() { r.Abort("enough") })
+			}
+			return sleeper(time.Hour)(ctx, vu, it)
+		}))
+		res := r.Run(context.Background())
+		if ExitCodeFor(res, true, nil) != ExitAborted || res.AbortReason != "enough" || !res.Interrupted {
+			t.Errorf("result %+v", res)
 		}
-		return sleeper(time.Hour)(ctx, vu, it)
-	}))
-	res := r.Run(context.Background())
-	if ExitCodeFor(res, true, nil) != ExitAborted || res.AbortReason != "enough" || !res.Interrupted {
-		t.Errorf("result %+v", res)
-	}
-	if !strings.HasSuffix(ev.String(), "teardown {\"token\":\"t\"}") {
-		t.Errorf("events %s", ev)
-	}
-	if res.Duration > time.Second {
-		t.Errorf("abort took %v", res.Duration)
-	}
+		if !strings.HasSuffix(ev.String(), "teardown {\"token\":\"t\"}") {
+			t.Errorf("events %s", ev)
+		}
+		// At once: no gracefulStop, no time at all on the fake clock.
+		if res.Duration != 0 {
+			t.Errorf("abort took %v", res.Duration)
+		}
+	})
 }
 
 func TestFailKeepsRunningAndExits110(t *testing.T) {
@@ -109,35 +113,40 @@ func TestFailKeepsRunningAndExits110(t *testing.T) {
 // Stop: no new iterations, running ones finish within gracefulStop, teardown runs, 105.
 func TestStopIsGraceful(t *testing.T) {
 	t.Parallel()
-	ev := &events{}
-	r, _ := newRun(t, `{"scenarios": {
-		"now": {"executor": "constant-vus", "vus": 2, "duration": "10s"},
-		"later": {"executor": "constant-vus", "vus": 2, "duration": "1s", "startTime": "5s"}}}`,
-		lifecycleScript(ev, sleeper(40*time.Millisecond)))
-	time.AfterFunc(100*time.Millisecond, r.Stop)
-	res := r.Run(context.Background())
-	if ExitCodeFor(res, true, nil) != ExitInterrupted || !res.Interrupted || res.IterationsInterrupted != 0 || res.IterationsCompleted < 4 {
-		t.Errorf("result %+v", res)
-	}
-	if !strings.HasSuffix(ev.String(), "teardown {\"token\":\"t\"}") {
-		t.Errorf("events %s", ev)
-	}
-	if res.Duration > time.Second || res.Scenarios[1].State != "done" || res.Scenarios[1].Completed != 0 {
-		t.Errorf("took %v; later scenario %+v", res.Duration, res.Scenarios[1])
-	}
+	synctest.Test(t, func(t *testing.T) {
+		ev := &events{}
+		r, _ := newRun(t, `{"scenarios": {
+			"now": {"executor": "constant-vus", "vus": 2, "duration": "10s"},
+			"later": {"executor": "constant-vus", "vus": 2, "duration": "1s", "startTime": "5s"}}}`,
+			lifecycleScript(ev, sleeper(40*time.Millisecond)))
+		time.AfterFunc(100*time.Millisecond, r.Stop)
+		res := r.Run(context.Background())
+		// Each VU's third iteration, running at the stop, ends at 120 ms.
+		if ExitCodeFor(res, true, nil) != ExitInterrupted || !res.Interrupted || res.IterationsInterrupted != 0 || res.IterationsCompleted != 6 {
+			t.Errorf("result %+v", res)
+		}
+		if !strings.HasSuffix(ev.String(), "teardown {\"token\":\"t\"}") {
+			t.Errorf("events %s", ev)
+		}
+		if res.Duration != 120*time.Millisecond || res.Scenarios[1].State != "done" || res.Scenarios[1].Completed != 0 {
+			t.Errorf("took %v; later scenario %+v", res.Duration, res.Scenarios[1])
+		}
+	})
 }
 
 // Cancelling the context is a hard stop: iterations are interrupted and teardown skipped.
 func TestCancelIsHard(t *testing.T) {
 	t.Parallel()
-	ev := &events{}
-	r, _ := newRun(t, `{"vus": 2, "duration": "10s"}`, lifecycleScript(ev, sleeper(time.Hour)))
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
-	res := r.Run(ctx)
-	if ExitCodeFor(res, true, nil) != ExitInterrupted || res.IterationsInterrupted != 2 || strings.Contains(ev.String(), "teardown") {
-		t.Errorf("result %+v, events %s", res, ev)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		ev := &events{}
+		r, _ := newRun(t, `{"vus": 2, "duration": "10s"}`, lifecycleScript(ev, sleeper(time.Hour)))
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		res := r.Run(ctx)
+		if ExitCodeFor(res, true, nil) != ExitInterrupted || res.IterationsInterrupted != 2 || strings.Contains(ev.String(), "teardown") || res.Duration != 100*time.Millisecond {
+			t.Errorf("result %+v, events %s", res, ev)
+		}
+	})
 }
 
 func TestGracefulStop(t *testing.T) {
@@ -152,12 +161,14 @@ func TestGracefulStop(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r, _ := newRun(t, `{"scenarios": {"s": {"executor": "constant-vus", "vus": 2, "duration": "50ms", "gracefulStop": "`+tt.grace+`"}}}`,
-				fakeScript(sleeper(200*time.Millisecond)))
-			res := r.Run(context.Background())
-			if res.IterationsCompleted != tt.completed || res.IterationsInterrupted != tt.interrupted || ExitCodeFor(res, true, nil) != ExitOK {
-				t.Errorf("result %+v", res)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				r, _ := newRun(t, `{"scenarios": {"s": {"executor": "constant-vus", "vus": 2, "duration": "50ms", "gracefulStop": "`+tt.grace+`"}}}`,
+					fakeScript(sleeper(200*time.Millisecond)))
+				res := r.Run(context.Background())
+				if res.IterationsCompleted != tt.completed || res.IterationsInterrupted != tt.interrupted || ExitCodeFor(res, true, nil) != ExitOK {
+					t.Errorf("result %+v", res)
+				}
+			})
 		})
 	}
 }
@@ -218,38 +229,41 @@ func TestOnTickAbortsWithThresholdExitCode(t *testing.T) {
 
 func TestStatsGaugesAndPoolReuse(t *testing.T) {
 	t.Parallel()
-	var r *Run
-	var mu sync.Mutex
-	var seen []js.InstanceStats
-	r, rec := newRun(t, `{"scenarios": {
-		"a": {"executor": "per-vu-iterations", "vus": 2, "iterations": 2, "maxDuration": "50ms", "gracefulStop": "0s"},
-		"b": {"executor": "per-vu-iterations", "vus": 2, "iterations": 2, "startTime": "100ms"}}, "tags": {"env": "ci"}}`,
-		fakeScript(func(context.Context, uint64, *js.Iteration) error {
-			mu.Lock()
-			seen = append(seen, r.Stats())
-			mu.Unlock()
-			time.Sleep(5 * time.Millisecond)
-			return nil
-		}), OnTick(20*time.Millisecond, nil))
-	res := r.Run(context.Background())
-	if res.IterationsCompleted != 8 || r.pool.initialized.Load() != 2 {
-		t.Errorf("result %+v; %d VUs initialised, want 2 reused by both scenarios", res, r.pool.initialized.Load())
-	}
-	last := seen[len(seen)-1]
-	if last.VUsInitialized != 2 || last.VUsActive < 1 || last.IterationsCompleted < 6 || last.TestRunDuration < 100*time.Millisecond {
-		t.Errorf("stats %+v", last)
-	}
-	vus := rec.values("vus")
-	if len(vus) < 3 || vus[len(vus)-1] != 0 {
-		t.Errorf("vus gauge %v", vus)
-	}
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	for _, s := range rec.samples {
-		if v, _ := s.Tags.Get("env"); v != "ci" {
-			t.Errorf("sample %s lacks the global tag: %v", s.Metric.Name, s.Tags.Map())
+	synctest.Test(t, func(t *testing.T) {
+		var r *Run
+		var mu sync.Mutex
+		var seen []js.InstanceStats
+		r, rec := newRun(t, `{"scenarios": {
+			"a": {"executor": "per-vu-iterations", "vus": 2, "iterations": 2, "maxDuration": "50ms", "gracefulStop": "0s"},
+			"b": {"executor": "per-vu-iterations", "vus": 2, "iterations": 2, "startTime": "100ms"}}, "tags": {"env": "ci"}}`,
+			fakeScript(func(context.Context, uint64, *js.Iteration) error {
+				mu.Lock()
+				seen = append(seen, r.Stats())
+				mu.Unlock()
+				time.Sleep(5 * time.Millisecond)
+				return nil
+			}), OnTick(20*time.Millisecond, nil))
+		res := r.Run(context.Background())
+		if res.IterationsCompleted != 8 || r.pool.initialized.Load() != 2 {
+			t.Errorf("result %+v; %d VUs initialised, want 2 reused by both scenarios", res, r.pool.initialized.Load())
 		}
-	}
+		last := seen[len(seen)-1]
+		// b's second iterations start at 105 ms, after six iterations ended.
+		if last.VUsInitialized != 2 || last.VUsActive != 2 || last.IterationsCompleted != 6 || last.TestRunDuration != 105*time.Millisecond {
+			t.Errorf("stats %+v", last)
+		}
+		vus := rec.values("vus")
+		if len(vus) < 3 || vus[len(vus)-1] != 0 {
+			t.Errorf("vus gauge %v", vus)
+		}
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		for _, s := range rec.samples {
+			if v, _ := s.Tags.Get("env"); v != "ci" {
+				t.Errorf("sample %s lacks the global tag: %v", s.Metric.Name, s.Tags.Map())
+			}
+		}
+	})
 }
 
 func TestScenarioTagsAndStartTime(t *testing.T) {
@@ -292,9 +306,26 @@ func TestExitCodeOf(t *testing.T) {
 
 func TestMinIterationDuration(t *testing.T) {
 	t.Parallel()
-	r, _ := newRun(t, `{"iterations": 3, "minIterationDuration": "50ms"}`, fakeScript(sleeper(0)))
-	res := r.Run(context.Background())
-	if res.IterationsCompleted != 3 || res.Duration < 150*time.Millisecond || res.Duration > time.Second {
-		t.Errorf("result %+v", res)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		r, _ := newRun(t, `{"iterations": 3, "minIterationDuration": "50ms"}`, fakeScript(sleeper(0)))
+		res := r.Run(context.Background())
+		if res.IterationsCompleted != 3 || res.Duration != 150*time.Millisecond {
+			t.Errorf("result %+v", res)
+		}
+	})
+}
+
+// Result.Duration is the scenarios' time, which rates divide by: not setup's, not
+// teardown's.
+func TestResultDurationIsTheScenariosTime(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		s := fakeScript(sleeper(10 * time.Millisecond))
+		s.Setup = func(context.Context) (js.SetupData, error) { time.Sleep(time.Second); return nil, nil }
+		s.Teardown = func(context.Context, js.SetupData) error { time.Sleep(time.Second); return nil }
+		r, _ := newRun(t, `{"iterations": 1}`, s)
+		if res := r.Run(context.Background()); res.Duration != 10*time.Millisecond {
+			t.Errorf("duration %v, want the 10 ms of the one iteration", res.Duration)
+		}
+	})
 }

@@ -18,21 +18,28 @@ type scenario struct {
 	run  *Run
 	tags *metrics.TagSet // global tags + scenario tags + scenario=name
 
-	// Set by start, before the executor runs; read-only afterwards.
+	// Set by runScenario before the executor runs; read-only afterwards.
+	startCtx     context.Context // done: start no more iterations
+	iterCtx      context.Context // done: interrupt the running ones
+	stopStarting context.CancelFunc
+
+	// Set by begin, on the executor's goroutine, before the first iteration; read-only
+	// afterwards.
 	info     *js.Scenario
 	startAt  time.Time
-	startCtx context.Context // done: start no more iterations
-	iterCtx  context.Context // done: interrupt the running ones
+	deadline *time.Timer // ends the duration: stopStarting at startAt + duration
 
-	started     atomic.Int64 // unix nanoseconds of startAt, 0 before the start, for readers on other goroutines
-	ended       atomic.Int64 // unix nanoseconds of the end, 0 before
-	finished    atomic.Bool
-	nextN       atomic.Uint64
-	completed   atomic.Int64
-	interrupted atomic.Int64
-	dropped     atomic.Int64
-	active      atomic.Int64
-	warnOnce    sync.Once
+	started       atomic.Int64              // unix nanoseconds of startAt, 0 before the start, for readers on other goroutines
+	ended         atomic.Int64              // unix nanoseconds of the end, 0 before
+	scheduleEnded atomic.Pointer[time.Time] // when an arrival schedule ended, nil before and for other executors
+	finished      atomic.Bool
+	nextN         atomic.Uint64
+	completed     atomic.Int64
+	failed        atomic.Int64 // completed iterations that threw
+	interrupted   atomic.Int64
+	dropped       atomic.Int64
+	active        atomic.Int64
+	warnOnce      sync.Once
 }
 
 func newScenario(r *Run, p *ScenarioPlan) *scenario {
@@ -45,15 +52,22 @@ func newScenario(r *Run, p *ScenarioPlan) *scenario {
 	return &scenario{plan: p, run: r, tags: metrics.NewTagSet(tags)}
 }
 
-// start records the start and publishes the js view of the scenario.
-func (s *scenario) start(startCtx, iterCtx context.Context) {
+// begin starts the scenario's clock once the executor has its VUs ready: its schedule
+// and its duration count from here, so time spent getting VUs is taken from neither. It
+// publishes the js view of the scenario and reports false, starting nothing, when the
+// scenario was stopped first. Every executor calls it once, before its first iteration.
+func (s *scenario) begin() bool {
+	if s.stopping() {
+		return false
+	}
 	s.startAt = time.Now()
-	s.startCtx, s.iterCtx = startCtx, iterCtx
 	s.info = &js.Scenario{
 		Name: s.plan.Name, Executor: s.plan.Executor, Exec: s.plan.Exec,
 		Env: s.plan.Env, Tags: s.tags.Map(), StartTime: s.startAt, Progress: s.progress,
 	}
+	s.deadline = time.AfterFunc(s.plan.Duration.D(), s.stopStarting)
 	s.started.Store(s.startAt.UnixNano())
+	return true
 }
 
 // progress is 0..1: iterations done for iteration-based executors, time otherwise.
@@ -83,6 +97,9 @@ func (s *scenario) elapsed() time.Duration {
 
 // finish marks the scenario done, freezing its elapsed time.
 func (s *scenario) finish() {
+	if s.deadline != nil {
+		s.deadline.Stop()
+	}
 	if s.started.Load() != 0 {
 		s.ended.Store(time.Now().UnixNano())
 	}
@@ -115,6 +132,7 @@ func (s *scenario) iterate(ctx context.Context, vu VU, n uint64, intended time.T
 	}
 	s.completed.Add(1)
 	if err != nil {
+		s.failed.Add(1)
 		// An exception must be visible without -v: a run whose every iteration throws
 		// is not a passing run. The first ones are shown, the rest counted.
 		r.iterErrors.failed(s.plan.Name, js.Exception(err))
@@ -138,22 +156,33 @@ func (s *scenario) pause(d time.Duration) {
 	}
 }
 
-// eachVU borrows n VUs and runs fn on each on its own goroutine, giving them back
-// when fn returns.
-func (s *scenario) eachVU(n int64, fn func(vu VU)) {
-	var wg sync.WaitGroup
+// eachVU borrows n VUs, begins the scenario and runs fn on each VU on its own
+// goroutine, giving them back when fn returns. It reports whether the scenario began.
+func (s *scenario) eachVU(n int64, fn func(vu VU)) bool {
+	var vus []VU
 	for range n {
 		vu, err := s.run.pool.get(s.startCtx)
 		if err != nil {
 			s.run.log.Error("cannot get a VU", "scenario", s.plan.Name, "error", err)
 			continue
 		}
+		vus = append(vus, vu)
+	}
+	if !s.begin() {
+		for _, vu := range vus {
+			s.run.pool.put(vu)
+		}
+		return false
+	}
+	var wg sync.WaitGroup
+	for _, vu := range vus {
 		wg.Go(func() {
 			defer s.run.pool.put(vu)
 			fn(vu)
 		})
 	}
 	wg.Wait()
+	return true
 }
 
 // drop counts n iterations that were due but never started.

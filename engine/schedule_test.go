@@ -93,18 +93,15 @@ func collect(next arrivals) []time.Duration {
 func TestConstantArrivalOffsets(t *testing.T) {
 	t.Parallel()
 	e := buildConstantArrivalRate(&check{}, &ScenarioConfig{Rate: ptr(Rate(4)), Duration: ptr(Duration(time.Second)), PreAllocatedVUs: ptr(int64(1))}, FullSegment()).(*constantArrivalRate)
-	var i float64
-	got := collect(func() (time.Duration, bool) {
-		off := time.Duration(i * e.period)
-		if off >= e.duration {
-			return 0, false
-		}
-		i++
-		return off, true
-	})
+	next := e.arrivals()
+	got := collect(next)
 	want := []time.Duration{0, 250 * time.Millisecond, 500 * time.Millisecond, 750 * time.Millisecond}
 	if len(got) != len(want) || e.shape().iterations != 4 {
 		t.Fatalf("offsets %v, want %v", got, want)
+	}
+	// The schedule ends at the duration, not at the last arrival.
+	if end, ok := next(); ok || end != time.Second {
+		t.Errorf("after the last arrival: %v, %v; want the end at 1s", end, ok)
 	}
 	for i := range want {
 		if got[i] != want[i] {
@@ -134,10 +131,12 @@ func TestRampArrivalsInvertArea(t *testing.T) {
 			t.Errorf("arrival %d at %v, want %v", n, got[n], want)
 		}
 	}
-	// Ramping down 10→0 over 1 s: 5 arrivals, ever further apart.
-	down := collect(rampArrivals(10/sec, []rateStage{{sec, 0}}))
-	if len(down) != 5 || down[4]-down[3] <= down[1]-down[0] {
-		t.Errorf("ramp down %v", down)
+	// Ramping down 10→0 over 1 s: 5 arrivals, ever further apart, and the schedule ends
+	// with the stages.
+	next := rampArrivals(10/sec, []rateStage{{sec, 0}})
+	down := collect(next)
+	if end, ok := next(); len(down) != 5 || down[4]-down[3] <= down[1]-down[0] || ok || end != time.Second {
+		t.Errorf("ramp down %v, ending at %v", down, end)
 	}
 }
 

@@ -27,7 +27,7 @@ func (e *sharedIterations) shape() shape {
 
 func (e *sharedIterations) run(s *scenario) {
 	var taken atomic.Int64
-	s.eachVU(e.vus, func(vu VU) {
+	began := s.eachVU(e.vus, func(vu VU) {
 		for !s.stopping() {
 			n := taken.Add(1) - 1
 			if n >= e.iterations {
@@ -36,5 +36,7 @@ func (e *sharedIterations) run(s *scenario) {
 			s.iterate(s.iterCtx, vu, uint64(n), time.Time{})
 		}
 	})
-	s.drop(e.iterations - min(taken.Load(), e.iterations))
+	if began {
+		s.drop(e.iterations - min(taken.Load(), e.iterations))
+	}
 }

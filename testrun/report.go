@@ -73,6 +73,9 @@ func Report(o ReportOptions) (engine.ExitCode, error) {
 		for name, at := range rp.end.ScenarioStarts {
 			rp.views.section.ScenarioStarted(name, at)
 		}
+		for name, at := range rp.end.ScheduleEnds {
+			rp.views.section.ScenarioScheduleEnded(name, at)
+		}
 	}
 	summary, ev := rp.views.summarize(rp.thresholds, rp.duration(), rp.summary)
 	exportSummary(summary, o.SummaryExport, o.Log)

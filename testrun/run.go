@@ -63,13 +63,14 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 		_ = outs.Stop()
 		return 0, engine.Invalid(err)
 	}
-	t.stream.Subscribe(append(v.subscribers(), record.SubscriberFunc(func(r *record.Record) {
+	requests := newRequestCounts()
+	t.stream.Subscribe(append(v.subscribers(), requests, record.SubscriberFunc(func(r *record.Record) {
 		outs.AddEntry(metrics.Entry{Type: "Record", Data: r})
 	}))...)
 	outs.AddEntry(metrics.Entry{Type: "Run", Data: t.header(sec)})
 	v.pipeline.Start()
 
-	run, err := t.newEngine(v.pipeline)
+	run, err := t.newEngine(v.pipeline, requests)
 	if err != nil {
 		v.pipeline.Stop()
 		_ = outs.Stop()
@@ -82,11 +83,15 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 	t.module.Drain(drain)
 	cancel()
 	t.stream.Close()
-	end := runEnd{Schema: runSchema, Duration: res.Duration, ScenarioStarts: map[string]time.Duration{}}
+	end := runEnd{Schema: runSchema, Duration: res.Duration, ScenarioStarts: map[string]time.Duration{}, ScheduleEnds: map[string]time.Duration{}}
 	for _, sc := range res.Scenarios {
 		if !sc.Started.IsZero() {
 			end.ScenarioStarts[sc.Name] = sc.Started.Sub(t.origin)
 			v.section.ScenarioStarted(sc.Name, end.ScenarioStarts[sc.Name])
+		}
+		if !sc.ScheduleEnded.IsZero() {
+			end.ScheduleEnds[sc.Name] = sc.ScheduleEnded.Sub(t.origin)
+			v.section.ScenarioScheduleEnded(sc.Name, end.ScheduleEnds[sc.Name])
 		}
 	}
 	summary, ev := v.summarize(t.thresholds, res.Duration, summaryOptions{t.trendStats, t.timeUnit(), noColor(t.options, o.Stdout)})
@@ -120,7 +125,7 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 }
 
 // newEngine builds the engine run and connects the script's VUs to it.
-func (t *Test) newEngine(p *metrics.Pipeline) (*engine.Run, error) {
+func (t *Test) newEngine(p *metrics.Pipeline, requests *requestCounts) (*engine.Run, error) {
 	r := t.runner
 	script := engine.Script{
 		NewVU: func(ctx context.Context, id uint64) (engine.VU, error) { return r.NewVU(ctx, id) },
@@ -138,7 +143,8 @@ func (t *Test) newEngine(p *metrics.Pipeline) (*engine.Run, error) {
 		engine.OnTick(time.Second, thresholdTicker(t.thresholds, p)),
 	}
 	if !t.opts.Quiet {
-		opts = append(opts, engine.WithProgress(engine.NewProgress(t.opts.Stderr, engine.ProgressNoColor(noColor(t.options, nil)))))
+		opts = append(opts, engine.WithProgress(engine.NewProgress(t.opts.Stderr, engine.ProgressNoColor(noColor(t.options, nil)),
+			engine.ProgressRequests(requests.of))))
 	}
 	run, err := engine.New(script, t.options, opts...)
 	if err != nil {

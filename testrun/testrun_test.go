@@ -335,6 +335,30 @@ func TestStoppedRunReportsTheSame(t *testing.T) {
 	}
 }
 
+// An arrival-rate run's rates are over its whole duration, live and re-reported: 3
+// requests at 2/s over 1.5 s are 2 req/s and 2 iterations/s, not 3 over the 1 s from
+// the first to the last (with a fast simulator, the last request ends well before 1.5 s).
+// A VU per arrival: none is dropped, however slow the machine.
+func TestArrivalRateThroughputIsOverTheDuration(t *testing.T) {
+	t.Parallel()
+	src := `import omni from 'omni';
+export const options = { scenarios: { gate: { executor: 'constant-arrival-rate', rate: 2, duration: '1500ms', preAllocatedVUs: 3 } } };
+export default async function () { await omni.chat({ messages: [{ role: 'user', content: 'ping' }], modalities: ['text'], max_tokens: 4 }); }
+`
+	live := runScript(t, src, Options{Outs: []string{"json=out.ndjson"}, SummaryExport: "s.json"}, nil)
+	s := readExport(t, filepath.Join(live.dir, "s.json"))
+	if d := printed(t, live.stdout, "Benchmark duration (s):"); live.code != 0 || d < 1.5 {
+		t.Errorf("exit %d, benchmark duration %v s, want at least the 1.5 s scenario:\n%s", live.code, d, live.stdout)
+	}
+	if rps, its := printed(t, live.stdout, "Request throughput (req/s):"), s.Metrics["iterations"].Values; rps > 2 || its["count"] != 3 || its["rate"] > 2 {
+		t.Errorf("request throughput %v req/s, iterations %v: want 3 at no more than 2/s", rps, its)
+	}
+	offline := reportFile(t, filepath.Join(live.dir, "out.ndjson"), ReportOptions{})
+	if offline.stdout != live.stdout {
+		t.Errorf("re-report differs:\n%s", lineDiff(live.stdout, offline.stdout))
+	}
+}
+
 // report files made from one live run's result file.
 type resultFile struct {
 	t     *testing.T

@@ -131,6 +131,9 @@ type runEnd struct {
 	// ScenarioStarts place each scenario's start on the run's timeline, where its
 	// Serving block's benchmark duration begins.
 	ScenarioStarts map[string]time.Duration `json:"scenario_starts_ns"`
+	// ScheduleEnds place where arrival-rate scenarios' schedules ended: their benchmark
+	// durations last at least until then.
+	ScheduleEnds map[string]time.Duration `json:"schedule_ends_ns,omitempty"`
 	// LateSamples and LateRecords arrived after the run stopped: no view has them.
 	LateSamples int64 `json:"late_samples"`
 	LateRecords int64 `json:"late_records"`

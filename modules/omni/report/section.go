@@ -54,6 +54,7 @@ type Section struct {
 	byScenario map[string]*span
 	starts     map[string]time.Duration // scenario starts on the run's timeline
 	seen       map[string]bool          // scenarios that made requests
+	ends       map[string]time.Duration // where arrival-rate scenarios' schedules ended on it
 	// failures counts failed requests by error kind: the reference prints only a total,
 	// which says nothing about why a run against a dead server failed.
 	failures map[string]int
@@ -69,7 +70,7 @@ type span struct {
 // NewSection returns an empty Section.
 func NewSection(opts SectionOptions) *Section {
 	s := &Section{opts: opts, all: newSpan(opts), starts: map[string]time.Duration{},
-		seen: map[string]bool{}, failures: map[string]int{}}
+		ends: map[string]time.Duration{}, seen: map[string]bool{}, failures: map[string]int{}}
 	if len(opts.Scenarios) > 1 {
 		s.byScenario = map[string]*span{}
 		for _, name := range opts.Scenarios {
@@ -90,13 +91,14 @@ func (sp *span) add(r *record.Record) {
 
 // duration is the benchmark duration: from the scenario's start (or the first request's)
 // to the last request's end, as vllm bench serve counts from before its first arrival
-// gap: a benchmark starts before its first request.
-func (sp *span) duration(start time.Duration, started bool) time.Duration {
+// gap: a benchmark starts before its first request. It lasts at least until end, where
+// an arrival schedule ended (math.MinInt64 for none).
+func (sp *span) duration(start time.Duration, started bool, end time.Duration) time.Duration {
 	first := sp.first
 	if started {
 		first = min(first, start)
 	}
-	return sp.last - first
+	return max(sp.last, end) - first
 }
 
 // Add implements record.Subscriber.
@@ -124,6 +126,16 @@ func (s *Section) ScenarioStarted(name string, at time.Duration) {
 	s.starts[name] = at
 }
 
+// ScenarioScheduleEnded places where an arrival-rate scenario's schedule ended on the
+// run's timeline: its benchmark lasts at least until then, as the scenario lasts its
+// whole duration, so that 1 request a second for 3 s is 1 req/s, not 3 requests over the
+// 2 s from the first to the last.
+func (s *Section) ScenarioScheduleEnded(name string, at time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ends[name] = at
+}
+
 type scenarioResult struct {
 	name   string
 	result *Result
@@ -136,12 +148,22 @@ func (s *Section) results() []scenarioResult {
 		return nil
 	}
 	start, started := s.runStart()
-	out := []scenarioResult{{"", s.all.acc.Result(s.all.duration(start, started))}}
+	runEnd := time.Duration(math.MinInt64)
+	for name, end := range s.ends {
+		if s.seen[name] {
+			runEnd = max(runEnd, end)
+		}
+	}
+	out := []scenarioResult{{"", s.all.acc.Result(s.all.duration(start, started, runEnd))}}
 	for _, name := range slices.Sorted(maps.Keys(s.byScenario)) {
 		sp := s.byScenario[name]
 		if sp.acc.requests() > 0 {
 			at, ok := s.starts[name]
-			out = append(out, scenarioResult{name, sp.acc.Result(sp.duration(at, ok))})
+			end, ended := s.ends[name]
+			if !ended {
+				end = math.MinInt64
+			}
+			out = append(out, scenarioResult{name, sp.acc.Result(sp.duration(at, ok, end))})
 		}
 	}
 	return out

@@ -95,6 +95,34 @@ func TestSectionDurationStartsAtTheScenarioStart(t *testing.T) {
 	}
 }
 
+// An arrival-rate scenario's benchmark lasts until its schedule ended when its last
+// request ended before: 3 requests at 1/s over a 3 s schedule are 1 req/s. A request
+// that outlasts the schedule still ends the benchmark; an idle scenario moves nothing.
+func TestSectionDurationCoversTheArrivalSchedule(t *testing.T) {
+	t.Parallel()
+	sec := func(s *Section) (all, one time.Duration) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		r := s.results()
+		return r[0].result.Duration, r[1].result.Duration
+	}
+	s := NewSection(SectionOptions{Scenarios: []string{"gate", "idle"}})
+	for i := range 3 {
+		s.Add(req(at(float64(i)*1000, 100), scenario("gate")))
+	}
+	s.ScenarioStarted("gate", 0)
+	s.ScenarioScheduleEnded("gate", 3*time.Second)
+	s.ScenarioStarted("idle", 0)
+	s.ScenarioScheduleEnded("idle", time.Minute)
+	if all, one := sec(s); all != 3*time.Second || one != 3*time.Second {
+		t.Errorf("durations %v (run) and %v (gate), want 3s: the schedule's end", all, one)
+	}
+	s.Add(req(at(2900, 600), scenario("gate")))
+	if all, one := sec(s); all != 3500*time.Millisecond || one != 3500*time.Millisecond {
+		t.Errorf("durations %v and %v, want 3.5s: the last request's end", all, one)
+	}
+}
+
 // The section keeps records only for --save-detailed, whose arrays carry the generated
 // text.
 func TestSectionKeepsRecordsOnlyWhenDetailed(t *testing.T) {
