@@ -25,9 +25,10 @@ func (c *requestCounts) Add(r *record.Record) {
 		n = new([2]int64)
 		c.by[r.Scenario] = n
 	}
-	if r.OK() {
+	switch {
+	case r.OK():
 		n[0]++
-	} else {
+	case r.Failed(): // an interrupted request is neither
 		n[1]++
 	}
 }

@@ -10,12 +10,14 @@ import (
 )
 
 // The progress line shows each scenario's requests, ok and failed: iterations whose
-// requests fail still complete, so their count alone would look healthy.
+// requests fail still complete, so their count alone would look healthy. A request the
+// run cut off is neither ok nor failed.
 func TestProgressCountsEachScenariosRequests(t *testing.T) {
 	t.Parallel()
 	c := newRequestCounts()
 	for _, r := range []*record.Record{
 		{Scenario: "chat"}, {Scenario: "chat"}, {Scenario: "chat", Err: &record.Error{Kind: "http"}}, {Scenario: "tts"}, {},
+		{Scenario: "tts", Err: &record.Error{Kind: record.KindInterrupted}}, // cut off by the run: neither
 	} {
 		c.Add(r)
 	}
