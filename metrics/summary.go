@@ -214,4 +214,3 @@ func (s *Summary) WriteJSON(w io.Writer) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(s)
 }
-
