@@ -144,6 +144,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.run.summaryExport, "summary-export", "", "write the summary as JSON to FILE")
 	fs.BoolVar(&f.run.omni.mock, "mock", false, "benchmark the built-in simulated vLLM-Omni server")
 	fs.BoolVarP(&f.run.quiet, "quiet", "q", false, "no progress output")
+	registerHTTPDebug(fs, &f.run.httpDebug)
 	registerIgnoredVLLMFlags(fs)
 }
 

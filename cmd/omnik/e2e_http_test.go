@@ -46,3 +46,12 @@ func TestRunK6HabitsGetHints(t *testing.T) {
 	expect{code: 104, stderr: []string{`--http-debug="bodies": want headers (the default) or full`}}.check(t,
 		runOmnik(t, dir, nil, "run", "-q", "--http-debug=bodies", "k6.js"))
 }
+
+// omnik bench takes --http-debug too, with the --header credential redacted.
+func TestBenchHTTPDebugRedactsTheHeaderCredential(t *testing.T) {
+	t.Parallel()
+	r := runOmnik(t, t.TempDir(), nil, "bench", "--mock", "-q", "--num-prompts", "1", "--random-output-len", "4",
+		"--http-debug", "--header", "Authorization=Bearer sk-bench-secret")
+	expect{code: 0, stderr: []string{"POST http://", "/v1/chat/completions", "Authorization: Bearer REDACTED"},
+		notStderr: []string{"sk-bench-secret"}, notStdout: []string{"sk-bench-secret"}}.check(t, r)
+}

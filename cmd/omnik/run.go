@@ -9,6 +9,7 @@ import (
 
 	"github.com/omnik-dev/omnik/testrun"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // runFlags are `omnik run`'s flags.
@@ -48,10 +49,15 @@ the exit code and a summary is printed at the end. Exit codes: docs/cli.md.`,
 	fs.BoolVar(&f.noSummary, "no-summary", false, "do not print the end-of-test summary")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "show console.debug and debug logs")
-	fs.StringVar(&f.httpDebug, "http-debug", "", "print every HTTP request and response to stderr, credentials redacted; --http-debug=full adds the bodies (4 KiB at most each)")
-	fs.Lookup("http-debug").NoOptDefVal = "headers"
+	registerHTTPDebug(fs, &f.httpDebug)
 	f.omni.register(fs)
 	return cmd
+}
+
+// registerHTTPDebug adds --http-debug[=full], which run and bench share.
+func registerHTTPDebug(fs *pflag.FlagSet, mode *string) {
+	fs.StringVar(mode, "http-debug", "", "print every HTTP request and response to stderr, credentials redacted; --http-debug=full adds the bodies (4 KiB at most each)")
+	fs.Lookup("http-debug").NoOptDefVal = "headers"
 }
 
 // options maps the flags onto the run's options (the script is the caller's).
