@@ -13,6 +13,9 @@ import (
 // second, quick to follow a ramp.
 const rateWindow = 5 * time.Second
 
+// minRateSpan is the shortest span a current rate is shown over.
+const minRateSpan = time.Second
+
 // barWidth is the progress bar's width in columns.
 const barWidth = 30
 
@@ -142,7 +145,8 @@ func (p *Progress) rate(s ScenarioProgress) (float64, bool) {
 	}
 	p.rates[s.Name] = m
 	base := m[0]
-	if dt := s.Elapsed - base.at; dt > 0 {
+	// Under a second in, one iteration would read as a rate it is not (1 in 200 ms: 5/s).
+	if dt := s.Elapsed - base.at; dt >= minRateSpan {
 		return float64(s.Completed-base.n) / dt.Seconds(), true
 	}
 	return 0, false
