@@ -337,8 +337,8 @@ func TestSegmentRunsItsShare(t *testing.T) {
 			"b": {"executor": "constant-arrival-rate", "rate": 10, "timeUnit": "100ms", "duration": "200ms", "preAllocatedVUs": 2}}}`,
 			fakeScript(sleeper(0)), WithSegment(seg))
 		res := r.Run(context.Background())
-		// a: floor(9/2) = 4 iterations; b: every other one of 20 arrivals = 10.
-		if res.IterationsCompleted != 14 || res.IterationsDropped != 0 || r.plan.PlannedVUs != 3 {
+		// a: indices 0, 2, 4, 6, 8 of 9 = 5 iterations; b: every other one of 20 arrivals = 10.
+		if res.IterationsCompleted != 15 || res.IterationsDropped != 0 || r.plan.PlannedVUs != 3 {
 			t.Errorf("result %+v, planned VUs %d", res, r.plan.PlannedVUs)
 		}
 	})
@@ -377,4 +377,83 @@ func TestVUsGaugeSeesShortRuns(t *testing.T) {
 			t.Errorf("vus peaked at %v, want 3 (samples %v)", peak, rec.values("vus"))
 		}
 	})
+}
+
+// N indexed pieces are adjacent segments covering the whole test: each index of the
+// whole test is owned by exactly one, and their shares of any count sum to it.
+func TestIndexedSegmentsPartitionTheTest(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int64{1, 2, 3, 4, 7} {
+		var pieces []Segment
+		for i := range n {
+			s, err := IndexedSegment(i, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pieces = append(pieces, s)
+		}
+		for k := int64(0); k < 200; k++ {
+			owners := 0
+			for _, s := range pieces {
+				if s.Owns(k) {
+					owners++
+				}
+			}
+			if owners != 1 {
+				t.Fatalf("%d pieces: arrival %d owned by %d", n, k, owners)
+			}
+		}
+		var sum int64
+		for _, s := range pieces {
+			sum += s.Scale(1001)
+		}
+		if sum != 1001 {
+			t.Errorf("%d pieces: shares of 1001 sum to %d", n, sum)
+		}
+	}
+	for _, bad := range [][2]int64{{4, 4}, {-1, 4}, {0, 0}} {
+		if _, err := IndexedSegment(bad[0], bad[1]); err == nil {
+			t.Errorf("IndexedSegment(%d, %d) accepted", bad[0], bad[1])
+		}
+	}
+}
+
+// Pieces of unequal size partition the test when they share their sequence; the same
+// pieces parsed alone deal over different slots, which their Slots tell apart.
+func TestSegmentSequencePartitionsUnequalPieces(t *testing.T) {
+	t.Parallel()
+	const seq = "0,1/3,1/2,1"
+	var pieces []Segment
+	for _, s := range []string{"0:1/3", "1/3:1/2", "1/2:1"} {
+		p, err := ParseSegmentSequence(s, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Slots() != 6 {
+			t.Errorf("%s over %d slots, want 6", p, p.Slots())
+		}
+		pieces = append(pieces, p)
+	}
+	for k := int64(0); k < 60; k++ {
+		owners := 0
+		for _, p := range pieces {
+			if p.Owns(k) {
+				owners++
+			}
+		}
+		if owners != 1 {
+			t.Fatalf("index %d owned by %d", k, owners)
+		}
+	}
+	if a, _ := ParseSegment("1/3:1/2"); a.Slots() != 6 {
+		t.Errorf("1/3:1/2 alone over %d slots", a.Slots())
+	}
+	if b, _ := ParseSegment("1/2:1"); b.Slots() != 2 {
+		t.Errorf("1/2:1 alone over %d slots", b.Slots())
+	}
+	for _, bad := range [][2]string{{"0:1/4", seq}, {"0:1/3", "0,1/3"}, {"0:1/3", "0,1/2,1/3,1"}, {"0:1/3", "0,1/3,x,1"}} {
+		if _, err := ParseSegmentSequence(bad[0], bad[1]); err == nil {
+			t.Errorf("ParseSegmentSequence(%q, %q) accepted", bad[0], bad[1])
+		}
+	}
 }

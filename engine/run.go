@@ -29,6 +29,7 @@ type Run struct {
 	tickEvery   time.Duration
 	onTick      TickFunc
 	progressOut *Progress
+	startAt     time.Time // WithStartAt; zero: start when ready
 
 	pool         *pool
 	scenarios    []*scenario
@@ -149,7 +150,7 @@ func (r *Run) Run(parent context.Context) Result {
 		return r.result(parent, &ExitError{Code: ExitScriptException, Err: err})
 	}
 	err := r.setup(ctx)
-	if err == nil && ctx.Err() == nil && !r.isStopped() {
+	if err == nil && ctx.Err() == nil && !r.isStopped() && r.waitForStart(ctx) {
 		r.runScenarios(ctx)
 	}
 	// After a graceful stop or an abort teardown still runs; after a hard stop it does not.
@@ -157,6 +158,24 @@ func (r *Run) Run(parent context.Context) Result {
 		err = r.teardown(parent)
 	}
 	return r.result(parent, err)
+}
+
+// waitForStart holds until the WithStartAt time; false when the run was stopped meanwhile.
+func (r *Run) waitForStart(ctx context.Context) bool {
+	d := time.Until(r.startAt)
+	if r.startAt.IsZero() || d <= 0 {
+		return true
+	}
+	r.log.Info(fmt.Sprintf("VUs ready; holding until --start-at %s (%s from now)", r.startAt.UTC().Format(time.RFC3339Nano), d.Round(time.Millisecond)))
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return !r.isStopped()
+	case <-r.stopped:
+	case <-ctx.Done():
+	}
+	return false
 }
 
 // setup runs the script's setup() within setupTimeout. An abort during setup is not an

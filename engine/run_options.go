@@ -43,3 +43,8 @@ func OnTick(every time.Duration, f TickFunc) Option {
 
 // WithProgress redraws p while the run lasts; without it nothing is printed (--quiet).
 func WithProgress(p *Progress) Option { return func(r *Run) { r.progressOut = p } }
+
+// WithStartAt holds the scenarios until t, once VUs are initialised and setup() has run,
+// so the pieces of a distributed run share one time zero however late each came up. A t
+// already past starts at once.
+func WithStartAt(t time.Time) Option { return func(r *Run) { r.startAt = t } }

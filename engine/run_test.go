@@ -329,3 +329,46 @@ func TestResultDurationIsTheScenariosTime(t *testing.T) {
 		}
 	})
 }
+
+// WithStartAt holds the scenarios, not setup, until its time; a time already past starts
+// at once; a stop while holding starts nothing.
+func TestStartAtHoldsTheScenariosUntilItsTime(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now().Add(90 * time.Second)
+		var first time.Time
+		var once sync.Once
+		r, _ := newRun(t, `{"vus": 1, "iterations": 1}`, fakeScript(func(context.Context, uint64, *js.Iteration) error {
+			once.Do(func() { first = time.Now() })
+			return nil
+		}), WithStartAt(start))
+		r.Run(context.Background())
+		if !first.Equal(start) {
+			t.Errorf("first iteration at %v, want the start-at time %v", first, start)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		began := time.Now()
+		var first time.Time
+		r, _ := newRun(t, `{"vus": 1, "iterations": 1}`, fakeScript(func(context.Context, uint64, *js.Iteration) error {
+			first = time.Now()
+			return nil
+		}), WithStartAt(began.Add(-time.Minute)))
+		r.Run(context.Background())
+		if !first.Equal(began) {
+			t.Errorf("a past start-at waited until %v", first)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		ran := false
+		r, _ := newRun(t, `{"vus": 1, "iterations": 1}`, fakeScript(func(context.Context, uint64, *js.Iteration) error {
+			ran = true
+			return nil
+		}), WithStartAt(time.Now().Add(time.Hour)))
+		time.AfterFunc(time.Minute, r.Stop)
+		res := r.Run(context.Background())
+		if ran || res.Duration != 0 {
+			t.Errorf("stopped while holding: ran %v, duration %v", ran, res.Duration)
+		}
+	})
+}

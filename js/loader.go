@@ -1,6 +1,8 @@
 package js
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,6 +20,7 @@ var builtinPrefixes = []string{"omnik", "omnik/*", "omni", "omni/*"}
 type compiled struct {
 	path    string // absolute path of the entry file
 	program *goja.Program
+	digest  string // sha256 of the bundle: the pieces of one distributed run share it
 }
 
 // compile bundles the entry file and its relative imports with esbuild (ES modules and
@@ -91,7 +94,8 @@ func build(path, abs string, entry []string, stdin *api.StdinOptions) (*compiled
 	if err != nil {
 		return nil, &ScriptError{File: path, Msg: fmt.Sprintf("internal compile error: %v", err)}
 	}
-	return &compiled{path: abs, program: prg}, nil
+	sum := sha256.Sum256(code)
+	return &compiled{path: abs, program: prg, digest: hex.EncodeToString(sum[:])}, nil
 }
 
 func scriptErrorFromBuild(msgs []api.Message) error {

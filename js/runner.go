@@ -157,6 +157,10 @@ func (r *Runner) Options() json.RawMessage { return r.options }
 // Path is the script's absolute path.
 func (r *Runner) Path() string { return r.code.path }
 
+// Digest is the sha256 (hex) of the bundled script: the script and every file it
+// imports, as the runtimes run it.
+func (r *Runner) Digest() string { return r.code.digest }
+
 // HasExport reports whether the script exports a function with that name.
 func (r *Runner) HasExport(name string) bool { return r.exports[name] }
 

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/omnik-dev/omnik/engine"
 	"github.com/omnik-dev/omnik/js"
@@ -33,6 +34,10 @@ type Options struct {
 	Thresholds []string
 	// Segment runs only that slice of the test; the zero value is the whole test.
 	Segment engine.Segment
+	// RunID names the distributed run this piece belongs to (omnik merge refuses pieces
+	// of different runs); StartAt, when set, is the time zero every piece waits for.
+	RunID   string
+	StartAt time.Time
 	// Outs are --out specs (json=FILE, csv=FILE).
 	Outs          []string
 	SummaryExport string // write the summary as JSON here

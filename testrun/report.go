@@ -48,15 +48,33 @@ func Report(o ReportOptions) (engine.ExitCode, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	in, closeIn, err := openInput(o.Path)
-	if err != nil {
+	rp := newReporter(o)
+	if err := rp.read(o.Path, nil, 0); err != nil {
 		return 0, engine.Invalid(err)
 	}
-	defer closeIn()
-	rp := &reporter{opts: o, registry: metrics.NewRegistry(), stream: record.NewStream(),
-		badFields: map[string]int{}, unknown: map[string]int{}}
+	return rp.finish()
+}
+
+func newReporter(o ReportOptions) *reporter {
+	rp := &reporter{opts: o, registry: metrics.NewRegistry(), stream: record.NewStream()}
 	metrics.RegisterBuiltins(rp.registry)
 	omni.RegisterMetrics(rp.registry)
+	return rp
+}
+
+// read feeds one result file to the views. header, when set, stands for the file's own
+// Run header (a merge's, checked beforehand); shift moves its records onto the views'
+// timeline. What the file lacked or had skipped is said at once, file by file.
+func (rp *reporter) read(path string, header *runHeader, shift time.Duration) error {
+	in, closeIn, err := openInput(path)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	rp.piece = &pieceRead{path: path, shift: shift, badFields: map[string]int{}, unknown: map[string]int{}}
+	if header != nil {
+		rp.header, rp.piece.headerGiven = header, true
+	}
 	stats, err := metrics.ReadResults(in, rp.registry, rp)
 	if err == nil {
 		err = rp.ensure()
@@ -65,15 +83,23 @@ func Report(o ReportOptions) (engine.ExitCode, error) {
 		if rp.views != nil {
 			rp.views.pipeline.Stop()
 		}
-		return 0, engine.Invalid(fmt.Errorf("%s: %w", o.Path, err))
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	rp.warn(stats)
+	rp.piece.warn(rp.opts.Log, stats)
+	rp.pieces = append(rp.pieces, rp.piece)
+	return nil
+}
+
+// finish closes the stream, places the scenarios on the timeline and prints and
+// exports the summary.
+func (rp *reporter) finish() (engine.ExitCode, error) {
+	o := rp.opts
 	rp.stream.Close()
-	if rp.end != nil {
-		for name, at := range rp.end.ScenarioStarts {
+	if ends := rp.ends(); ends != nil {
+		for name, at := range ends.ScenarioStarts {
 			rp.views.section.ScenarioStarted(name, at)
 		}
-		for name, at := range rp.end.ScheduleEnds {
+		for name, at := range ends.ScheduleEnds {
 			rp.views.section.ScenarioScheduleEnded(name, at)
 		}
 	}
@@ -108,11 +134,21 @@ type reporter struct {
 	thresholds []*metrics.Threshold
 	summary    summaryOptions
 
-	end                 *runEnd
+	piece               *pieceRead   // the file being read
+	pieces              []*pieceRead // the files read
 	records             int
-	badFields, unknown  map[string]int
 	first, last         time.Duration // the records' span, for a file without an End line
 	firstSeen, lastSeen time.Time     // the points' span
+}
+
+// pieceRead is one result file as read: where its timeline sits on the views', its End
+// line and what it skipped.
+type pieceRead struct {
+	path               string
+	shift              time.Duration
+	headerGiven        bool // a merge checked the pieces' headers and gave one
+	end                *runEnd
+	badFields, unknown map[string]int
 }
 
 func (rp *reporter) Samples(batch []metrics.Sample) {
@@ -133,8 +169,12 @@ func (rp *reporter) Samples(batch []metrics.Sample) {
 func (rp *reporter) Entry(typ string, data json.RawMessage) error {
 	switch typ {
 	case "Run":
+		if rp.piece.headerGiven {
+			rp.piece.headerGiven = false // its own, already checked
+			return nil
+		}
 		if rp.header != nil {
-			rp.unknown["second Run header"]++
+			rp.piece.unknown["second Run header"]++
 			return nil
 		}
 		var h runHeader
@@ -154,13 +194,13 @@ func (rp *reporter) Entry(typ string, data json.RawMessage) error {
 	case "End":
 		var e runEnd
 		if err := json.Unmarshal(data, &e); err != nil {
-			rp.unknown["malformed End"]++
+			rp.piece.unknown["malformed End"]++
 			return nil
 		}
-		rp.end = &e
+		rp.piece.end = &e
 		return nil
 	}
-	rp.unknown[typ]++
+	rp.piece.unknown[typ]++
 	return nil
 }
 
@@ -169,11 +209,12 @@ func (rp *reporter) record(data json.RawMessage) error {
 	var fe *record.FieldError
 	switch {
 	case errors.As(err, &fe):
-		rp.badFields[fe.Field]++
+		rp.piece.badFields[fe.Field]++
 		return nil
 	case err != nil:
 		return err
 	}
+	r.Offset += rp.piece.shift
 	if rp.records == 0 || r.Offset < rp.first {
 		rp.first = r.Offset
 	}
@@ -258,44 +299,84 @@ func declare(reg *metrics.Registry, d metricDecl) error {
 	return nil
 }
 
-// duration is the run's, from the End line; a file without one (a killed run) spans
-// its first to its last request or point.
-func (rp *reporter) duration() time.Duration {
-	if rp.end != nil {
-		return rp.end.Duration
+// ends combines the pieces' End lines on the views' timeline: each scenario starts at
+// its earliest start and its schedule ends at the latest end. nil when a file has none.
+func (rp *reporter) ends() *runEnd {
+	out := &runEnd{ScenarioStarts: map[string]time.Duration{}, ScheduleEnds: map[string]time.Duration{}}
+	for _, p := range rp.pieces {
+		if p.end == nil {
+			return nil
+		}
+		for name, at := range p.end.ScenarioStarts {
+			if cur, ok := out.ScenarioStarts[name]; !ok || p.shift+at < cur {
+				out.ScenarioStarts[name] = p.shift + at
+			}
+		}
+		for name, at := range p.end.ScheduleEnds {
+			out.ScheduleEnds[name] = max(out.ScheduleEnds[name], p.shift+at)
+		}
 	}
-	return max(rp.last-rp.first, rp.lastSeen.Sub(rp.firstSeen))
+	return out
+}
+
+// duration is the run's: from the End lines, the earliest start of a piece's scenarios
+// to the latest end (one file: its Duration exactly); without them (a killed run) the
+// first to the last request or point.
+func (rp *reporter) duration() time.Duration {
+	var from, to time.Duration
+	for i, p := range rp.pieces {
+		if p.end == nil {
+			return max(rp.last-rp.first, rp.lastSeen.Sub(rp.firstSeen))
+		}
+		start := p.shift + p.end.firstStart()
+		if i == 0 || start < from {
+			from = start
+		}
+		to = max(to, start+p.end.Duration)
+	}
+	return to - from
+}
+
+// firstStart is when the piece's first scenario started, on its own timeline.
+func (e *runEnd) firstStart() time.Duration {
+	first, ok := time.Duration(0), false
+	for _, at := range e.ScenarioStarts {
+		if !ok || at < first {
+			first, ok = at, true
+		}
+	}
+	return first
 }
 
 // warn says, one line each, what the file lacked or what was skipped: nothing is
 // dropped without a word.
-func (rp *reporter) warn(stats metrics.ReadStats) {
-	log, path := rp.opts.Log, rp.opts.Path
+func (p *pieceRead) warn(log *slog.Logger, stats metrics.ReadStats) {
+	path := p.path
 	if stats.Bad > 0 {
 		log.Warn(fmt.Sprintf("%s: skipped %d lines that are not result lines (first: %s)", path, stats.Bad, stats.FirstBad))
 	}
-	if len(rp.badFields) > 0 {
+	if len(p.badFields) > 0 {
 		n, parts := 0, []string{}
-		for _, f := range slices.Sorted(maps.Keys(rp.badFields)) {
-			n += rp.badFields[f]
-			parts = append(parts, fmt.Sprintf("%s (%d)", f, rp.badFields[f]))
+		for _, f := range slices.Sorted(maps.Keys(p.badFields)) {
+			n += p.badFields[f]
+			parts = append(parts, fmt.Sprintf("%s (%d)", f, p.badFields[f]))
 		}
 		log.Warn(fmt.Sprintf("%s: skipped %d records with a missing or malformed field: %s", path, n, strings.Join(parts, ", ")))
 	}
-	if len(rp.unknown) > 0 {
+	if len(p.unknown) > 0 {
 		parts := []string{}
-		for _, k := range slices.Sorted(maps.Keys(rp.unknown)) {
-			parts = append(parts, fmt.Sprintf("%s (%d)", k, rp.unknown[k]))
+		for _, k := range slices.Sorted(maps.Keys(p.unknown)) {
+			parts = append(parts, fmt.Sprintf("%s (%d)", k, p.unknown[k]))
 		}
 		log.Warn(fmt.Sprintf("%s: skipped lines this omnik does not read: %s", path, strings.Join(parts, ", ")))
 	}
 	switch {
 	case stats.Truncated:
 		log.Warn(fmt.Sprintf("%s: the file ends in the middle of a line (the run was killed?); everything before it is reported", path))
-	case rp.end == nil:
+	case p.end == nil:
 		log.Warn(fmt.Sprintf("%s: no End line (the run was killed?); durations count from the first request or point to the last", path))
 	}
-	if rp.end != nil {
-		warnLate(log, *rp.end)
+	if p.end != nil {
+		warnLate(log, *p.end)
 	}
 }

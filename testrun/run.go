@@ -83,7 +83,7 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 	t.module.Drain(drain)
 	cancel()
 	t.stream.Close()
-	end := runEnd{Schema: runSchema, Duration: res.Duration, ScenarioStarts: map[string]time.Duration{}, ScheduleEnds: map[string]time.Duration{}}
+	end := runEnd{Schema: runSchemaWritten, Duration: res.Duration, ScenarioStarts: map[string]time.Duration{}, ScheduleEnds: map[string]time.Duration{}}
 	for _, sc := range res.Scenarios {
 		if !sc.Started.IsZero() {
 			end.ScenarioStarts[sc.Name] = sc.Started.Sub(t.origin)
@@ -138,6 +138,7 @@ func (t *Test) newEngine(p *metrics.Pipeline, requests *requestCounts) (*engine.
 	}
 	opts := []engine.Option{
 		engine.WithSegment(t.opts.Segment),
+		engine.WithStartAt(t.opts.StartAt),
 		engine.WithMetrics(p, r.Builtin()),
 		engine.WithLogger(t.opts.Log),
 		engine.OnTick(time.Second, thresholdTicker(t.thresholds, p)),
@@ -191,10 +192,13 @@ func (t *Test) header(sec report.SectionOptions) runHeader {
 	for i, st := range t.trendStats {
 		stats[i] = st.String()
 	}
-	return runHeader{Schema: runSchema, Origin: t.origin, Script: name, Scenarios: sec.Scenarios,
+	seg := t.opts.Segment
+	return runHeader{Schema: runSchemaWritten, Origin: t.origin, Script: name, Scenarios: sec.Scenarios,
 		Metrics: declareMetrics(t.registry), Tags: t.options.Tags, Thresholds: t.options.Thresholds,
 		CLIThresholds: t.opts.Thresholds, TrendStats: stats, TimeUnit: t.timeUnit(), TrendBudget: t.opts.TrendBudget,
-		Section: newSectionHeader(sec)}
+		Section: newSectionHeader(sec),
+		Piece: &pieceHeader{Segment: seg.String(), Slots: seg.Slots(), RunID: t.opts.RunID, StartAt: t.opts.StartAt,
+			ScriptSHA256: t.runner.Digest(), RecordSchema: record.Schema}}
 }
 
 func (t *Test) timeUnit() string {

@@ -62,6 +62,9 @@ func (v *views) summarize(ths []*metrics.Threshold, d time.Duration, so summaryO
 // runSchema versions the Run and End entries of a result file.
 const runSchema = "omnik.run/v1"
 
+// runSchemaWritten is the minor version written: v1.1 adds piece.
+const runSchemaWritten = runSchema + ".1"
+
 // runHeader is the first line of a result file: what `omnik report` needs besides the
 // data to print the summary the run printed.
 type runHeader struct {
@@ -79,6 +82,19 @@ type runHeader struct {
 	TimeUnit      string          `json:"summary_time_unit"`
 	TrendBudget   int             `json:"trend_budget"`
 	Section       sectionHeader   `json:"section"`
+	// The piece's place in a distributed run (v1.1): omnik merge checks that the pieces
+	// come from one script and run and cover the test once.
+	Piece *pieceHeader `json:"piece,omitempty"`
+}
+
+// pieceHeader says which piece of which run a result file holds.
+type pieceHeader struct {
+	Segment      string    `json:"segment"` // from:to
+	Slots        int64     `json:"slots"`   // the segment's D (engine.Segment.Slots)
+	RunID        string    `json:"run_id,omitempty"`
+	StartAt      time.Time `json:"start_at,omitzero"`
+	ScriptSHA256 string    `json:"script_sha256"`
+	RecordSchema string    `json:"record_schema"`
 }
 
 // metricDecl declares a registered metric, so thresholds on metrics without samples

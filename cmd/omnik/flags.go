@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 
 	"github.com/omnik-dev/omnik/engine"
@@ -22,6 +24,7 @@ type testFlags struct {
 	thresholds []string
 	noColor    bool
 	segment    string
+	sequence   string
 }
 
 func (f *testFlags) register(fs *pflag.FlagSet) {
@@ -34,7 +37,8 @@ func (f *testFlags) register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.config, "config", "c", "", "JSON file with options (lowest precedence after defaults)")
 	fs.StringArrayVar(&f.thresholds, "threshold", nil, "threshold EXPR like 'ttfc.p99 < 900' (repeatable; exit 99 when one fails)")
 	fs.BoolVar(&f.noColor, "no-color", false, "no colours (NO_COLOR is respected too)")
-	fs.StringVar(&f.segment, "execution-segment", "0:1", "run only this slice of the test, e.g. 1/4:1/2 (one of several instances)")
+	fs.StringVar(&f.segment, "execution-segment", "0:1", "run only this slice of the test, e.g. 1/4:1/2 (one of several instances); auto: piece JOB_COMPLETION_INDEX of OMNIK_SEGMENTS (a Kubernetes Indexed Job)")
+	fs.StringVar(&f.sequence, "execution-segment-sequence", "", "all the pieces' boundaries, e.g. 0,1/3,1/2,1: needed when pieces differ in size")
 }
 
 // apply maps the flags onto a run's options: the CLI layer, -e, --config, --threshold and
@@ -108,9 +112,31 @@ func (f *testFlags) executionSegment() (engine.Segment, error) {
 	if f.segment == "" { // commands that do not offer the flag (bench) run the whole test
 		return engine.FullSegment(), nil
 	}
-	seg, err := engine.ParseSegment(f.segment)
+	if f.segment == "auto" {
+		return indexedSegment(os.Getenv)
+	}
+	seg, err := engine.ParseSegmentSequence(f.segment, f.sequence)
 	if err != nil {
 		return seg, &engine.OptionsError{Msg: "--execution-segment: " + err.Error()}
+	}
+	return seg, nil
+}
+
+// indexedSegment is --execution-segment auto: the piece a Kubernetes Indexed Job's pod
+// runs, from the index the Job sets (JOB_COMPLETION_INDEX) and the completion count the
+// manifest sets beside it (OMNIK_SEGMENTS), which Kubernetes does not expose.
+func indexedSegment(getenv func(string) string) (engine.Segment, error) {
+	index, err := strconv.ParseInt(getenv("JOB_COMPLETION_INDEX"), 10, 64)
+	if err != nil {
+		return engine.Segment{}, &engine.OptionsError{Msg: fmt.Sprintf("--execution-segment auto: JOB_COMPLETION_INDEX %q is not an index (run in an Indexed Job, or set it)", getenv("JOB_COMPLETION_INDEX"))}
+	}
+	count, err := strconv.ParseInt(getenv("OMNIK_SEGMENTS"), 10, 64)
+	if err != nil {
+		return engine.Segment{}, &engine.OptionsError{Msg: fmt.Sprintf("--execution-segment auto: OMNIK_SEGMENTS %q is not a count (set it to the Job's completions)", getenv("OMNIK_SEGMENTS"))}
+	}
+	seg, err := engine.IndexedSegment(index, count)
+	if err != nil {
+		return seg, &engine.OptionsError{Msg: "--execution-segment auto: " + err.Error()}
 	}
 	return seg, nil
 }

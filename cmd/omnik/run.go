@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+	"time"
 
+	"github.com/omnik-dev/omnik/engine"
 	"github.com/omnik-dev/omnik/testrun"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -21,6 +25,8 @@ type runFlags struct {
 	quiet         bool
 	verbose       bool
 	httpDebug     string
+	runID         string
+	startAt       string
 	omni          omniFlags
 }
 
@@ -50,8 +56,37 @@ the exit code and a summary is printed at the end. Exit codes: docs/cli.md.`,
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "show console.debug and debug logs")
 	registerHTTPDebug(fs, &f.httpDebug)
+	fs.StringVar(&f.runID, "run-id", "", "name of the distributed run this piece belongs to, in its result file (default $OMNIK_RUN_ID); omnik merge refuses pieces of different runs")
+	fs.StringVar(&f.startAt, "start-at", "", "hold the scenarios until this RFC 3339 time, or +DURATION from now (default $OMNIK_START_AT): the pieces of a distributed run share one time zero")
 	f.omni.register(fs)
 	return cmd
+}
+
+// orEnv is the flag's value, or the environment variable's when the flag is unset.
+func orEnv(flag, env string) string {
+	if flag != "" {
+		return flag
+	}
+	return os.Getenv(env)
+}
+
+// parseStartAt reads --start-at: an RFC 3339 time, or +DURATION after now; "" is none.
+func parseStartAt(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if d, ok := strings.CutPrefix(s, "+"); ok {
+		dur, err := time.ParseDuration(d)
+		if err != nil || dur < 0 {
+			return time.Time{}, &engine.OptionsError{Msg: fmt.Sprintf("--start-at %q: want an RFC 3339 time or +DURATION (+90s)", s)}
+		}
+		return now.Add(dur), nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, &engine.OptionsError{Msg: fmt.Sprintf("--start-at %q: want an RFC 3339 time (2026-12-01T12:00:00Z) or +DURATION (+90s)", s)}
+	}
+	return t, nil
 }
 
 // registerHTTPDebug adds --http-debug[=full], which run and bench share.
@@ -67,7 +102,11 @@ func (f *runFlags) options(cmd *cobra.Command) (testrun.Options, error) {
 	if err := f.testFlags.apply(&o, cmd); err != nil {
 		return o, err
 	}
+	o.RunID = orEnv(f.runID, "OMNIK_RUN_ID")
 	var err error
+	if o.StartAt, err = parseStartAt(orEnv(f.startAt, "OMNIK_START_AT"), time.Now()); err != nil {
+		return o, err
+	}
 	o.Omni, err = f.omni.options()
 	return o, err
 }
