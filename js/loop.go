@@ -15,7 +15,6 @@ import (
 type eventLoop struct {
 	mu      sync.Mutex
 	queue   []func() error
-	spare   []func() error
 	pending int
 	wakeup  chan struct{}
 	// timers are the armed setTimeout/setInterval callbacks, earliest first. Only the
@@ -55,12 +54,14 @@ func (l *eventLoop) register() func(func() error) {
 	}
 }
 
-// take swaps out the queued callbacks and reports how many slots are outstanding.
+// take hands over the queued callbacks and reports how many slots are outstanding. The
+// slice is never reused: a callback that pumps the loop (sleep, a blocking omnik/http
+// call) takes again while its caller is still walking the slice it was given.
 func (l *eventLoop) take() ([]func() error, int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	q := l.queue
-	l.queue, l.spare = l.spare[:0], q
+	l.queue = nil
 	return q, l.pending
 }
 
