@@ -3,6 +3,8 @@ package js
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/dop251/goja"
@@ -21,6 +23,16 @@ func summaryModule(vu *VU) (*Exports, error) {
 // opts.enableColors overrides data.options.noColor; k6's opts.indent is not used, the
 // layout being the CLI's.
 func (vu *VU) textSummary(data, opts goja.Value) string {
+	defer func() {
+		// A data shape nothing above foresaw is the script's TypeError, not a crash of
+		// the run after its end.
+		if p := recover(); p != nil {
+			if _, isRuntime := p.(runtime.Error); isRuntime {
+				panic(vu.rt.NewTypeError("textSummary(data): %v", p))
+			}
+			panic(p)
+		}
+	}()
 	o, ok := data.(*goja.Object)
 	if !ok {
 		panic(vu.rt.NewTypeError("textSummary(data): data must be the object handleSummary received"))
@@ -66,10 +78,28 @@ func decodeSummary(raw []byte, sections []metrics.Section) (*metrics.Summary, er
 		return nil, fmt.Errorf("options.summaryTrendStats: %w", err)
 	}
 	s.Options.TrendStats = stats
+	// The script may have nulled what the renderer walks: treat those as absent.
+	if s.RootGroup == nil {
+		s.RootGroup = &metrics.GroupSummary{}
+	}
+	pruneGroups(s.RootGroup)
+	for name, m := range s.Metrics {
+		if m == nil {
+			delete(s.Metrics, name)
+		}
+	}
 	for _, sec := range sections {
 		if _, ok := extra.Sections[sec.Name()]; ok {
 			s.Sections = append(s.Sections, sec)
 		}
 	}
 	return &s, nil
+}
+
+// pruneGroups drops null subgroups, all the way down.
+func pruneGroups(g *metrics.GroupSummary) {
+	g.Groups = slices.DeleteFunc(g.Groups, func(sub *metrics.GroupSummary) bool { return sub == nil })
+	for _, sub := range g.Groups {
+		pruneGroups(sub)
+	}
 }

@@ -86,3 +86,15 @@ func TestTextSummaryFollowsEditsAndColours(t *testing.T) {
 		t.Errorf("data.options.noColor false: want colours by default:\n%q", plain)
 	}
 }
+
+// What a script nulls in data is absent to textSummary, never a crash after the run.
+func TestTextSummaryOfNulledDataDoesNotCrash(t *testing.T) {
+	t.Parallel()
+	for _, edit := range []string{"data.root_group = null;", "data.metrics.e2el = null;", "data.root_group.groups = [null];",
+		"data.root_group.groups[0].groups = [null, null];", "data.metrics = null; data.thresholds = null;"} {
+		got := handleSummaryOutput(t, edit+" return { stdout: textSummary(data) };", testSummary(true))
+		if !strings.Contains(got, "Serving Benchmark Result") {
+			t.Errorf("%s: got:\n%s", edit, got)
+		}
+	}
+}
