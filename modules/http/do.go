@@ -21,7 +21,7 @@ const (
 	kindConnect      = "connect"          // no response: DNS, connect, TLS, a refused request
 	kindReset        = "connection_reset" // the connection failed while the body was read
 	kindTimeout      = "timeout"          // longer than the request's timeout
-	kindCanceled     = "canceled"         // the run stopped the request
+	kindInterrupted  = "interrupted"      // the run stopped the request: not a failure
 	kindBodyTooLarge = "body_too_large"   // a kept body beyond MaxBody
 )
 
@@ -110,7 +110,7 @@ func (r *result) fail(run, req context.Context, kind string, err error) {
 	case errors.Is(err, errBodyTooLarge):
 		kind = kindBodyTooLarge
 	case run.Err() != nil:
-		kind = kindCanceled
+		kind = kindInterrupted
 	case errors.Is(req.Err(), context.DeadlineExceeded):
 		kind = kindTimeout
 	}

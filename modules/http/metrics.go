@@ -11,6 +11,7 @@ import (
 // with the omni module's requests, requests_failed and e2el.
 type Metrics struct {
 	Reqs, Failed, Duration, Waiting *metrics.Metric
+	Interrupted                     *metrics.Metric // http_reqs_interrupted: cut off by the run
 	DataSent, DataReceived          *metrics.Metric // the built-in data_sent and data_received
 }
 
@@ -20,6 +21,7 @@ func RegisterMetrics(r *metrics.Registry) *Metrics {
 	return &Metrics{
 		Reqs:         r.MustNew("http_reqs", metrics.Counter, metrics.Default),
 		Failed:       r.MustNew("http_req_failed", metrics.Rate, metrics.Default),
+		Interrupted:  r.MustNew("http_reqs_interrupted", metrics.Counter, metrics.Default),
 		Duration:     r.MustNew("http_req_duration", metrics.Trend, metrics.Time),
 		Waiting:      r.MustNew("http_req_waiting", metrics.Trend, metrics.Time),
 		DataSent:     r.MustNew("data_sent", metrics.Counter, metrics.Data),
@@ -28,7 +30,8 @@ func RegisterMetrics(r *metrics.Registry) *Metrics {
 }
 
 // samples are one finished request's: counted always, timed only when it succeeded,
-// as omni calls are; the failure sample carries the error kind.
+// as omni calls are; the failure sample carries the error kind, and a request the run
+// cut off counts only as interrupted.
 func (m *Metrics) samples(s *spec, r *result) []metrics.Sample {
 	tags := s.tags.With("status", strconv.Itoa(r.status))
 	now := r.start.Add(r.duration)
@@ -36,9 +39,14 @@ func (m *Metrics) samples(s *spec, r *result) []metrics.Sample {
 	add := func(m *metrics.Metric, t *metrics.TagSet, v float64) {
 		out = append(out, metrics.Sample{Metric: m, Tags: t, Time: now, Value: v, Metadata: s.meta})
 	}
-	add(m.Reqs, tags, 1)
 	add(m.DataSent, tags, float64(r.sent))
 	add(m.DataReceived, tags, float64(r.received))
+	if r.errKind == kindInterrupted {
+		// The run cut it off, as an omni call is: neither a request answered nor a failure.
+		add(m.Interrupted, tags, 1)
+		return out
+	}
+	add(m.Reqs, tags, 1)
 	if r.errKind != "" {
 		add(m.Failed, tags.With("error", r.errKind), 1)
 		return out

@@ -77,7 +77,7 @@ func (s *spec) readParams(rt *goja.Runtime, po *goja.Object) {
 	if v := po.Get("timeout"); v != nil && !goja.IsUndefined(v) {
 		d, ok := timeoutOf(v)
 		if !ok {
-			panic(rt.NewTypeError("http: timeout %s: want milliseconds or a duration like \"10s\"", v))
+			panic(rt.NewTypeError("http: timeout %s: want milliseconds or a duration like \"10s\", at most 24h", v))
 		}
 		s.timeout = d
 	}
@@ -109,11 +109,15 @@ func isNullish(v goja.Value) bool { return v == nil || goja.IsUndefined(v) || go
 func timeoutOf(v goja.Value) (time.Duration, bool) {
 	if str, ok := v.Export().(string); ok {
 		d, err := time.ParseDuration(str)
-		return d, err == nil && d > 0
+		return d, err == nil && d > 0 && d <= maxTimeout
 	}
 	f := v.ToFloat()
-	return time.Duration(f * float64(time.Millisecond)), f > 0
+	// Past maxTimeout (and at Infinity) the conversion would overflow to a negative one.
+	return time.Duration(f * float64(time.Millisecond)), f > 0 && f <= float64(maxTimeout/time.Millisecond)
 }
+
+// maxTimeout is the longest timeout accepted: a day.
+const maxTimeout = 24 * time.Hour
 
 // requestBody is the bytes to send and, for an object sent as JSON, its content type.
 // A string is sent as UTF-8; an ArrayBuffer or typed array as its bytes, not copied.
