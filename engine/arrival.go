@@ -183,6 +183,10 @@ func (a arrivalPool) start(s *scenario, w arrival, work chan<- arrival, grow fun
 			return true
 		}
 	}
+	// select picks at random between ready cases: a stop already in must win.
+	if s.startCtx.Err() != nil {
+		return false
+	}
 	select {
 	case work <- w:
 		return true

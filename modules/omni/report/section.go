@@ -86,7 +86,12 @@ func newSpan(opts SectionOptions) *span {
 
 func (sp *span) add(r *record.Record) {
 	sp.acc.Add(r)
-	sp.first, sp.last = min(sp.first, r.Offset), max(sp.last, r.Offset+record.E2EL(r))
+	end := r.Offset + record.E2EL(r)
+	if r.Interrupted() {
+		// Its tail is the run's ending (a gracefulStop of 30 s), not the benchmark's.
+		end = r.Offset
+	}
+	sp.first, sp.last = min(sp.first, r.Offset), max(sp.last, end)
 }
 
 // duration is the benchmark duration: from the scenario's start (or the first request's)

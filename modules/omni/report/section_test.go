@@ -149,3 +149,19 @@ func TestSectionKeepsRecordsOnlyWhenDetailed(t *testing.T) {
 		t.Error("SaveResult of a run without requests")
 	}
 }
+
+// A request the run cut off ends nothing: its tail is the run's ending (gracefulStop),
+// not the benchmark's, so the duration and the rates over it stay the served requests'.
+func TestSectionDurationLeavesOutAnInterruptedTail(t *testing.T) {
+	t.Parallel()
+	s := NewSection(SectionOptions{})
+	s.Add(req(at(0, 1000)))
+	cut := req(at(500, 30000))
+	cut.Err = &record.Error{Kind: record.KindInterrupted, Message: "context canceled"}
+	s.Add(cut)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if got := s.results()[0].result.Duration; got != time.Second {
+		t.Errorf("duration %v, want 1s: the interrupted request's 30 s tail left out", got)
+	}
+}
