@@ -11,7 +11,14 @@ const Redacted = "REDACTED"
 
 // sensitiveWords mark a header or query parameter name as carrying a credential; a
 // false alarm only hides a value from a debug print.
-var sensitiveWords = []string{"key", "token", "secret", "password", "passwd", "auth", "signature", "credential", "session", "cookie", "jwt"}
+var sensitiveWords = []string{"key", "token", "secret", "password", "passwd", "auth", "sig", "credential", "session", "cookie", "jwt"}
+
+// urlHeaders carry a URL whose query may hold a credential (a redirect to a signed URL).
+var urlHeaders = map[string]bool{"location": true, "content-location": true, "referer": true}
+
+// authSchemes are the schemes kept in front of a redacted Authorization; anything else
+// before a space may be the start of the key itself.
+var authSchemes = map[string]bool{"bearer": true, "basic": true, "digest": true, "token": true, "negotiate": true, "apikey": true, "aws4-hmac-sha256": true}
 
 func sensitive(name string) bool {
 	n := strings.ToLower(name)
@@ -23,33 +30,25 @@ func sensitive(name string) bool {
 	return false
 }
 
-// maxScheme bounds what counts as an auth scheme ("Bearer", "Basic") kept in front of a
-// redacted credential.
-const maxScheme = 16
-
 // RedactHeader is the value of header name as it may be printed: a credential becomes
 // Redacted, keeping the scheme of an Authorization ("Bearer REDACTED").
 func RedactHeader(name, value string) string {
+	if urlHeaders[strings.ToLower(name)] {
+		if u, err := url.Parse(value); err == nil {
+			return RedactURL(u)
+		}
+		return Redacted
+	}
 	if !sensitive(name) || value == "" {
 		return value
 	}
 	if !strings.HasSuffix(strings.ToLower(name), "authorization") {
 		return Redacted
 	}
-	if scheme, _, ok := strings.Cut(value, " "); ok && scheme != "" && len(scheme) <= maxScheme && isToken(scheme) {
+	if scheme, _, ok := strings.Cut(value, " "); ok && authSchemes[strings.ToLower(scheme)] {
 		return scheme + " " + Redacted
 	}
 	return Redacted
-}
-
-// isToken reports whether s is letters, digits and dashes only, as auth schemes are.
-func isToken(s string) bool {
-	for _, r := range s {
-		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-') {
-			return false
-		}
-	}
-	return true
 }
 
 // RedactURL is u as it may be printed: no user info, and the value of every query
