@@ -148,13 +148,13 @@ func TestBenchDisableShuffleKeepsFileOrder(t *testing.T) {
 	}
 }
 
-// --print-script never writes a credential given with --header, in its command line or
-// in its options; other headers stay as given.
+// --print-script never writes a credential given with --header or in the base URL, in
+// its command line or in its options; other headers stay as given.
 func TestBenchPrintScriptRedactsCredentialHeaders(t *testing.T) {
 	t.Parallel()
-	s := printScript(t, "--base-url", "http://127.0.0.1:1", "--model", "m",
+	s := printScript(t, "--base-url", "http://user:pw-secret@127.0.0.1:1?api_key=q-secret", "--model", "m",
 		"--header", "Authorization=Bearer sk-secret", "X-Trace=abc", "--header=api-key=k123")
-	for _, secret := range []string{"sk-secret", "k123"} {
+	for _, secret := range []string{"sk-secret", "k123", "pw-secret", "q-secret"} {
 		if strings.Contains(s.text, secret) {
 			t.Errorf("the printed script has the credential %q:\n%s", secret, s.text)
 		}

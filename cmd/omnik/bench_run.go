@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/omnik-dev/omnik/modules/httpdebug"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -158,12 +159,27 @@ func benchCommandLine(args []string) string {
 		case inHeaders:
 			a = redactHeaderPair(a)
 		}
+		if flag, value, ok := strings.Cut(a, "="); ok && strings.HasPrefix(flag, "--") {
+			a = flag + "=" + redactURLArg(value)
+		} else {
+			a = redactURLArg(a)
+		}
 		if a == "" || strings.ContainsAny(a, " \t\r\n\"'`$\\|&;<>(){}*?[]#~!") || strings.ContainsFunc(a, unicode.IsSpace) || !utf8.ValidString(a) {
 			a = strconv.Quote(a)
 		}
 		parts = append(parts, a)
 	}
 	return strings.Join(parts, " ")
+}
+
+// redactURLArg is an argument with the user info and credential query parameters of a
+// URL redacted; anything that is not an http(s) URL is left as it is.
+func redactURLArg(a string) string {
+	u, err := url.Parse(a)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return a
+	}
+	return httpdebug.RedactURL(u)
 }
 
 // redactHeaderPair is a --header KEY=VALUE with a credential's value redacted.
