@@ -4,12 +4,14 @@
 #   VERSION=v0.3.0 scripts/release.sh
 #   PLATFORMS="linux/amd64" OUT=/tmp/d scripts/release.sh
 # Each binary is static (CGO off) and reproducible (-trimpath, no build ids), packed as
-# omnik-VERSION-OS-ARCH.tar.gz beside a SHA256SUMS file.
+# omnik-VERSION-OS-ARCH.tar.gz beside a SHA256SUMS file. The archives are reproducible too
+# (GNU tar: names sorted, times and owners fixed to the commit's; gzip without a timestamp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version="${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}"
 platforms="${PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64}"
 out="${OUT:-dist}"
+epoch="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 work="$(mktemp -d)"
@@ -24,8 +26,10 @@ for p in $platforms; do
 		-ldflags "-s -w -buildid= -X main.version=$version" \
 		-o "$work/$name/omnik" ./cmd/omnik
 	cp README.md "$work/$name/"
-	tar -C "$work" -czf "$out/$name.tar.gz" "$name"
+	tar -C "$work" --sort=name --mtime="@$epoch" --owner=0 --group=0 --numeric-owner -cf - "$name" | gzip -n > "$out/$name.tar.gz"
 	archives+=("$name.tar.gz")
 done
-(cd "$out" && sha256sum "${archives[@]}" > SHA256SUMS)
+sum=(sha256sum)
+command -v sha256sum >/dev/null || sum=(shasum -a 256) # macOS
+(cd "$out" && "${sum[@]}" "${archives[@]}" > SHA256SUMS)
 echo "wrote ${#archives[@]} archives and SHA256SUMS to $out"
