@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -62,13 +63,13 @@ func NewOutput(spec string, opts ...OutputOption) (Output, error) {
 	if path == "" {
 		return nil, fmt.Errorf("--out %q: missing file name (%s=FILE)", spec, name)
 	}
-	open := func() (io.WriteCloser, error) { return os.Create(path) }
+	open := func() (io.WriteCloser, error) { return createFile(path) }
 	switch {
 	case path == "-":
 		open = func() (io.WriteCloser, error) { return nopCloser{os.Stdout}, nil }
 	case strings.HasSuffix(path, ".gz"):
 		open = func() (io.WriteCloser, error) {
-			f, err := os.Create(path)
+			f, err := createFile(path)
 			if err != nil {
 				return nil, err
 			}
@@ -76,6 +77,14 @@ func NewOutput(spec string, opts ...OutputOption) (Output, error) {
 		}
 	}
 	return newAsyncOutput(spec, enc, open, opts), nil
+}
+
+// createFile creates path and the directories it needs (pieces/p0.ndjson.gz).
+func createFile(path string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	return os.Create(path)
 }
 
 // gzipFile closes the gzip stream, then the file under it.

@@ -38,6 +38,9 @@ type Options struct {
 	// of different runs); StartAt, when set, is the time zero every piece waits for.
 	RunID   string
 	StartAt time.Time
+	// NoThresholds judges no threshold (exit 99 and abortOnFail are off): a piece of a
+	// distributed run leaves them to omnik merge, which reads them from its result file.
+	NoThresholds bool
 	// Outs are --out specs (json=FILE, csv=FILE).
 	Outs          []string
 	SummaryExport string // write the summary as JSON here

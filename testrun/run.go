@@ -58,7 +58,7 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 	for _, sc := range plan.Scenarios {
 		sec.Scenarios = append(sec.Scenarios, sc.Name)
 	}
-	v, err := newViews(t.registry, t.thresholds, o.TrendBudget, sec, o.Log, outs...)
+	v, err := newViews(t.registry, t.judged(), o.TrendBudget, sec, o.Log, outs...)
 	if err != nil {
 		_ = outs.Stop()
 		return 0, engine.Invalid(err)
@@ -94,7 +94,7 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 			v.section.ScenarioScheduleEnded(sc.Name, end.ScheduleEnds[sc.Name])
 		}
 	}
-	summary, ev := v.summarize(t.thresholds, res.Duration, summaryOptions{t.trendStats, t.timeUnit(), noColor(t.options, o.Stdout)})
+	summary, ev := v.summarize(t.judged(), res.Duration, summaryOptions{t.trendStats, t.timeUnit(), noColor(t.options, o.Stdout)})
 	end.LateSamples, end.LateRecords = v.pipeline.Late(), t.stream.Late()
 	warnLate(o.Log, end)
 	outs.AddEntry(metrics.Entry{Type: "End", Data: end})
@@ -141,7 +141,7 @@ func (t *Test) newEngine(p *metrics.Pipeline, requests *requestCounts) (*engine.
 		engine.WithStartAt(t.opts.StartAt),
 		engine.WithMetrics(p, r.Builtin()),
 		engine.WithLogger(t.opts.Log),
-		engine.OnTick(time.Second, thresholdTicker(t.thresholds, p)),
+		engine.OnTick(time.Second, thresholdTicker(t.judged(), p)),
 	}
 	if !t.opts.Quiet {
 		opts = append(opts, engine.WithProgress(engine.NewProgress(t.opts.Stderr, engine.ProgressNoColor(noColor(t.options, nil)),
@@ -180,6 +180,15 @@ func thresholdTicker(ths []*metrics.Threshold, p *metrics.Pipeline) engine.TickF
 		}
 		return false, ""
 	}
+}
+
+// judged are the thresholds this run judges: none with NoThresholds, where the result
+// file still carries them for omnik merge to judge on every piece's data.
+func (t *Test) judged() []*metrics.Threshold {
+	if t.opts.NoThresholds {
+		return nil
+	}
+	return t.thresholds
 }
 
 // header is the Run entry of the result files.

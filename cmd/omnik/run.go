@@ -27,6 +27,7 @@ type runFlags struct {
 	httpDebug     string
 	runID         string
 	startAt       string
+	noThresholds  bool
 	omni          omniFlags
 }
 
@@ -57,6 +58,7 @@ the exit code and a summary is printed at the end. Exit codes: docs/cli.md.`,
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "show console.debug and debug logs")
 	registerHTTPDebug(fs, &f.httpDebug)
 	fs.StringVar(&f.runID, "run-id", "", "name of the distributed run this piece belongs to, in its result file (default $OMNIK_RUN_ID); omnik merge refuses pieces of different runs")
+	fs.BoolVar(&f.noThresholds, "no-thresholds", false, "judge no threshold (a piece of a distributed run: omnik merge judges them on all the data)")
 	fs.StringVar(&f.startAt, "start-at", "", "hold the scenarios until this RFC 3339 time, or +DURATION from now (default $OMNIK_START_AT): the pieces of a distributed run share one time zero")
 	f.omni.register(fs)
 	return cmd
@@ -102,7 +104,7 @@ func (f *runFlags) options(cmd *cobra.Command) (testrun.Options, error) {
 	if err := f.testFlags.apply(&o, cmd); err != nil {
 		return o, err
 	}
-	o.RunID = orEnv(f.runID, "OMNIK_RUN_ID")
+	o.RunID, o.NoThresholds = orEnv(f.runID, "OMNIK_RUN_ID"), f.noThresholds
 	var err error
 	if o.StartAt, err = parseStartAt(orEnv(f.startAt, "OMNIK_START_AT"), time.Now()); err != nil {
 		return o, err
