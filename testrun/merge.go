@@ -37,12 +37,6 @@ type MergeOptions struct {
 // or runs, segments that overlap or leave a gap, and mixed record schemas are refused
 // (exit 104), naming the files.
 func Merge(o MergeOptions) (engine.ExitCode, error) {
-	if o.Stdout == nil {
-		o.Stdout = io.Discard
-	}
-	if o.Log == nil {
-		o.Log = slog.New(slog.DiscardHandler)
-	}
 	files, err := resultFiles(o.Paths)
 	if err != nil {
 		return 0, engine.Invalid(err)
@@ -59,6 +53,7 @@ func Merge(o MergeOptions) (engine.ExitCode, error) {
 	}
 	rp := newReporter(ReportOptions{Thresholds: o.Thresholds, SummaryExport: o.SummaryExport, NoColor: o.NoColor,
 		Stdout: o.Stdout, Stderr: o.Stderr, Log: o.Log})
+	o.Stdout = rp.opts.Stdout
 	merged := *pieces[0].header
 	merged.Origin = plan.origin
 	for _, p := range pieces {

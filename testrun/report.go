@@ -42,12 +42,6 @@ type ReportOptions struct {
 // is 99 when a threshold fails, else 0; an error (exit 104) means the file could not be
 // read as omnik results.
 func Report(o ReportOptions) (engine.ExitCode, error) {
-	if o.Stdout == nil {
-		o.Stdout = io.Discard
-	}
-	if o.Log == nil {
-		o.Log = slog.New(slog.DiscardHandler)
-	}
 	rp := newReporter(o)
 	if err := rp.read(o.Path, nil, 0); err != nil {
 		return 0, engine.Invalid(err)
@@ -56,6 +50,12 @@ func Report(o ReportOptions) (engine.ExitCode, error) {
 }
 
 func newReporter(o ReportOptions) *reporter {
+	if o.Stdout == nil {
+		o.Stdout = io.Discard
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
 	rp := &reporter{opts: o, registry: metrics.NewRegistry(), stream: record.NewStream()}
 	metrics.RegisterBuiltins(rp.registry)
 	omni.RegisterMetrics(rp.registry)
