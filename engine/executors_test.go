@@ -392,24 +392,7 @@ func TestIndexedSegmentsPartitionTheTest(t *testing.T) {
 			}
 			pieces = append(pieces, s)
 		}
-		for k := int64(0); k < 200; k++ {
-			owners := 0
-			for _, s := range pieces {
-				if s.Owns(k) {
-					owners++
-				}
-			}
-			if owners != 1 {
-				t.Fatalf("%d pieces: arrival %d owned by %d", n, k, owners)
-			}
-		}
-		var sum int64
-		for _, s := range pieces {
-			sum += s.Scale(1001)
-		}
-		if sum != 1001 {
-			t.Errorf("%d pieces: shares of 1001 sum to %d", n, sum)
-		}
+		checkPartition(t, pieces, 200)
 	}
 	for _, bad := range [][2]int64{{4, 4}, {-1, 4}, {0, 0}} {
 		if _, err := IndexedSegment(bad[0], bad[1]); err == nil {
@@ -434,17 +417,7 @@ func TestSegmentSequencePartitionsUnequalPieces(t *testing.T) {
 		}
 		pieces = append(pieces, p)
 	}
-	for k := int64(0); k < 60; k++ {
-		owners := 0
-		for _, p := range pieces {
-			if p.Owns(k) {
-				owners++
-			}
-		}
-		if owners != 1 {
-			t.Fatalf("index %d owned by %d", k, owners)
-		}
-	}
+	checkPartition(t, pieces, 60)
 	if a, _ := ParseSegment("1/3:1/2"); a.Slots() != 6 {
 		t.Errorf("1/3:1/2 alone over %d slots", a.Slots())
 	}
@@ -454,6 +427,28 @@ func TestSegmentSequencePartitionsUnequalPieces(t *testing.T) {
 	for _, bad := range [][2]string{{"0:1/4", seq}, {"0:1/3", "0,1/3"}, {"0:1/3", "0,1/2,1/3,1"}, {"0:1/3", "0,1/3,x,1"}} {
 		if _, err := ParseSegmentSequence(bad[0], bad[1]); err == nil {
 			t.Errorf("ParseSegmentSequence(%q, %q) accepted", bad[0], bad[1])
+		}
+	}
+}
+
+// checkPartition fails unless exactly one piece owns each of the first n indices and the
+// pieces' shares of every count up to n are the indices they own, summing to the count.
+func checkPartition(t *testing.T, pieces []Segment, n int64) {
+	t.Helper()
+	owned := make([]int64, len(pieces))
+	for k := range n {
+		owners := 0
+		for i, p := range pieces {
+			if p.Scale(k) != owned[i] {
+				t.Fatalf("%s: share of %d is %d, but it owns %d of them", p, k, p.Scale(k), owned[i])
+			}
+			if p.Owns(k) {
+				owners++
+				owned[i]++
+			}
+		}
+		if owners != 1 {
+			t.Fatalf("%v: index %d owned by %d pieces", pieces, k, owners)
 		}
 	}
 }

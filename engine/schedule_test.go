@@ -25,17 +25,7 @@ func TestSegmentSharesSumAndStripe(t *testing.T) {
 			t.Errorf("shares of %d sum to %d", n, sum)
 		}
 	}
-	for i := int64(0); i < 100; i++ {
-		owners := 0
-		for _, s := range segs {
-			if s.Owns(i) {
-				owners++
-			}
-		}
-		if owners != 1 {
-			t.Fatalf("index %d has %d owners", i, owners)
-		}
-	}
+	checkPartition(t, segs, 100)
 	if !FullSegment().IsFull() || FullSegment().String() != "0:1" || segs[1].String() != "1/4:1/2" {
 		t.Errorf("strings %s %s", FullSegment(), segs[1])
 	}
