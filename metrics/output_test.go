@@ -230,8 +230,19 @@ func TestNewOutputSpecs(t *testing.T) {
 			t.Errorf("NewOutput(%q) = %v, want %q", spec, err, want)
 		}
 	}
-	out, _ := NewOutput("json=" + filepath.Join(t.TempDir(), "missing", "x"))
+	// A missing directory is made; a path under a file cannot be.
+	dir := t.TempDir()
+	made, _ := NewOutput("json=" + filepath.Join(dir, "missing", "x.ndjson.gz"))
+	if err := made.Start(); err != nil {
+		t.Errorf("Start into a missing directory: %v", err)
+	} else if err := made.Stop(); err != nil {
+		t.Error(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := NewOutput("json=" + filepath.Join(dir, "file", "x"))
 	if err := out.Start(); err == nil {
-		t.Error("Start into a missing directory succeeded")
+		t.Error("Start under a regular file succeeded")
 	}
 }
