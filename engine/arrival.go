@@ -45,8 +45,9 @@ func buildArrivalPool(c *check, sc *ScenarioConfig, seg Segment, poisson bool) a
 		def = "queue"
 	}
 	queue := c.onSaturation(sc.OnSaturation, def)
-	// Every segment gets at least one VU, or a thin slice could never run its arrivals.
-	return arrivalPool{preAllocated: seg.Scale(pre), maxVUs: max(seg.Scale(maxVUs), 1), queue: queue, seg: seg}
+	// Every segment gets at least one VU, pre-allocated if the whole test pre-allocates
+	// any, or a thin slice could never run (or would drop) its first arrivals.
+	return arrivalPool{preAllocated: max(seg.Scale(pre), min(pre, 1)), maxVUs: max(seg.Scale(maxVUs), 1), queue: queue, seg: seg}
 }
 
 // arrival is one due iteration handed to a worker.

@@ -452,3 +452,53 @@ func checkPartition(t *testing.T, pieces []Segment, n int64) {
 		}
 	}
 }
+
+// Split ramping-vus pieces add up to the single process's VUs at every moment: each
+// piece follows the whole ramp, scaled, instead of ramping to its scaled targets.
+func TestRampingVUsPiecesAddUpToTheWholeRamp(t *testing.T) {
+	t.Parallel()
+	stages := []Stage{{Duration: Duration(10 * time.Second), Target: 10}, {Duration: Duration(5 * time.Second), Target: 3}}
+	whole := rampSteps(0, stages)
+	active := func(steps []step, at time.Duration) int64 {
+		v := int64(0)
+		for _, st := range steps {
+			if st.at <= at {
+				v = st.vus
+			}
+		}
+		return v
+	}
+	for _, n := range []int64{2, 3, 10} {
+		var pieces [][]step
+		for i := range n {
+			seg, _ := IndexedSegment(i, n)
+			pieces = append(pieces, scaleSteps(whole, seg))
+		}
+		for at := time.Duration(0); at <= 15*time.Second; at += 250 * time.Millisecond {
+			var sum int64
+			for _, p := range pieces {
+				sum += active(p, at)
+			}
+			if want := active(whole, at); sum != want {
+				t.Fatalf("%d pieces at %v: %d VUs, the whole ramp has %d", n, at, sum, want)
+			}
+		}
+	}
+}
+
+// A piece whose share of the VUs is none still runs its share of shared iterations, and
+// a thin arrival-rate piece has a pre-allocated VU for its first arrival.
+func TestThinPiecesStillRunTheirShare(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		seg, _ := IndexedSegment(1, 2)
+		r, rec := newRun(t, `{"scenarios": {"a": {"executor": "shared-iterations", "vus": 1, "iterations": 10},
+			"b": {"executor": "constant-arrival-rate", "rate": 4, "timeUnit": "1s", "duration": "1s", "preAllocatedVUs": 1}}}`,
+			fakeScript(sleeper(10*time.Millisecond)), WithSegment(seg))
+		res := r.Run(context.Background())
+		// a: 5 of 10; b: arrivals 1 and 3 of 4.
+		if res.IterationsCompleted != 7 || rec.sum("dropped_iterations") != 0 {
+			t.Errorf("completed %d, dropped %v; want 7 and 0", res.IterationsCompleted, rec.sum("dropped_iterations"))
+		}
+	})
+}

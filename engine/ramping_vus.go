@@ -25,12 +25,10 @@ func buildRampingVUs(c *check, sc *ScenarioConfig, seg Segment) executor {
 	start := c.int("startVUs", sc.StartVUs, 1, 0)
 	c.stages(sc.Stages, true)
 	grace := c.dur("gracefulRampDown", sc.GracefulRampDown, DefaultGracefulStop, 0)
-	stages := make([]Stage, len(sc.Stages))
-	for i, st := range sc.Stages {
-		stages[i] = Stage{Duration: st.Duration, Target: float64(seg.Scale(int64(st.Target)))}
-	}
-	steps := rampSteps(seg.Scale(start), stages)
-	e := &rampingVUs{steps: steps, duration: stagesDuration(stages), gracefulRampDown: grace}
+	// The whole test's ramp, each step scaled: the pieces' VUs add up to the single
+	// process's at every moment (scaling the targets would make a piece's ramp a cliff).
+	steps := scaleSteps(rampSteps(start, sc.Stages), seg)
+	e := &rampingVUs{steps: steps, duration: stagesDuration(sc.Stages), gracefulRampDown: grace}
 	for _, st := range steps {
 		e.maxVUs = max(e.maxVUs, st.vus)
 	}
@@ -54,6 +52,17 @@ func rampSteps(start int64, stages []Stage) []step {
 		t, cur = t+d, to
 	}
 	return steps
+}
+
+// scaleSteps is steps with each count scaled to seg, the steps that change nothing left out.
+func scaleSteps(steps []step, seg Segment) []step {
+	out := []step{{0, seg.Scale(steps[0].vus)}}
+	for _, st := range steps[1:] {
+		if v := seg.Scale(st.vus); v != out[len(out)-1].vus {
+			out = append(out, step{st.at, v})
+		}
+	}
+	return out
 }
 
 func (e *rampingVUs) shape() shape {

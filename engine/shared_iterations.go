@@ -17,8 +17,9 @@ func buildSharedIterations(c *check, sc *ScenarioConfig, seg Segment) executor {
 	its := c.int("iterations", sc.Iterations, 1, 1)
 	maxDur := c.dur("maxDuration", sc.MaxDuration, DefaultMaxDuration, 1)
 	its = seg.Scale(its)
-	// More VUs than iterations would only sit idle.
-	return &sharedIterations{vus: min(seg.Scale(vus), its), iterations: its, maxDuration: maxDur}
+	// More VUs than iterations would only sit idle; a piece with iterations but no VU
+	// of its share would drop them all, so it gets one.
+	return &sharedIterations{vus: min(max(seg.Scale(vus), 1), its), iterations: its, maxDuration: maxDur}
 }
 
 func (e *sharedIterations) shape() shape {
