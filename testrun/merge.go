@@ -21,8 +21,11 @@ import (
 type MergeOptions struct {
 	// Paths are result files or directories of them (*.ndjson, *.json, *.jsonl, each
 	// possibly .gz).
-	Paths         []string
-	Thresholds    []string // judged besides the script's
+	Paths      []string
+	Thresholds []string // judged besides the script's
+	// Partial merges pieces that were interrupted or killed (no End line), with a
+	// warning each: by default their incomplete segments refuse the merge.
+	Partial       bool
 	SummaryExport string
 	NoColor       bool
 
@@ -56,10 +59,17 @@ func Merge(o MergeOptions) (engine.ExitCode, error) {
 	o.Stdout = rp.opts.Stdout
 	merged := *pieces[0].header
 	merged.Origin = plan.origin
+	if merged.Piece.RunID == "" {
+		rp.opts.Log.Warn("the pieces carry no run id (--run-id): pieces of different runs cannot be told apart")
+	}
 	for _, p := range pieces {
 		if err := rp.read(p.path, &merged, p.header.Origin.Sub(plan.origin)); err != nil {
 			return 0, engine.Invalid(err)
 		}
+	}
+	if err := rp.checkComplete(o.Partial); err != nil {
+		rp.views.pipeline.Stop()
+		return 0, engine.Invalid(err)
 	}
 	if _, err := fmt.Fprint(o.Stdout, plan.describe(rp.startSkew())); err != nil {
 		return 0, err
@@ -177,6 +187,13 @@ func checkPieces(pieces []piece) (*mergePlan, error) {
 			return nil, fmt.Errorf("%s and %s hold records of different schemas (%s and %s): written by different omnik versions", first.path, p.path, fp.RecordSchema, pp.RecordSchema)
 		case pp.Slots != fp.Slots:
 			return nil, fmt.Errorf("%s and %s split the test differently (%d and %d slots): give every piece the same --execution-segment-sequence", first.path, p.path, fp.Slots, pp.Slots)
+		case pp.OptionsSHA256 != fp.OptionsSHA256:
+			return nil, fmt.Errorf("%s and %s ran with different options (flags, -e values, thresholds): pieces of one test share them", first.path, p.path)
+		case !pp.StartAt.Equal(fp.StartAt):
+			return nil, fmt.Errorf("%s and %s waited for different --start-at times (%s and %s)", first.path, p.path, fp.StartAt.Format(time.RFC3339Nano), pp.StartAt.Format(time.RFC3339Nano))
+		}
+		if d := p.header.Origin.Sub(first.header.Origin).Abs(); d > maxOriginSpread {
+			return nil, fmt.Errorf("%s and %s started %s apart: not one run", first.path, p.path, d.Round(time.Second))
 		}
 	}
 	sorted := slices.Clone(pieces)
@@ -211,21 +228,55 @@ func checkPieces(pieces []piece) (*mergePlan, error) {
 	return plan, nil
 }
 
+// maxOriginSpread bounds how far apart the pieces of one run may have started; beyond it
+// (a stale file, a clock gone wrong) the timelines would not line up anyway.
+const maxOriginSpread = 24 * time.Hour
+
+// checkComplete refuses pieces that did not run their whole segment: killed (no End
+// line) or interrupted. With partial they are merged, each with a warning.
+func (rp *reporter) checkComplete(partial bool) error {
+	for _, p := range rp.pieces {
+		why := ""
+		switch {
+		case p.end == nil:
+			why = "has no End line (the piece was killed)"
+		case p.end.Interrupted:
+			why = "was interrupted"
+			if p.end.StopReason != "" {
+				why += " (" + p.end.StopReason + ")"
+			}
+		default:
+			continue
+		}
+		if !partial {
+			return fmt.Errorf("%s %s: its segment is incomplete (--partial merges it anyway)", p.path, why)
+		}
+		rp.opts.Log.Warn(fmt.Sprintf("%s %s: its segment is incomplete, merged as it is (--partial)", p.path, why))
+	}
+	return nil
+}
+
 // startSkew is the spread of the pieces' real starts (the first scenario's, on the
 // merged timeline): how far apart they began, --start-at or not. 0 without End lines.
 func (rp *reporter) startSkew() time.Duration {
 	var lo, hi time.Duration
-	for i, p := range rp.pieces {
+	seen := false
+	for _, p := range rp.pieces {
 		if p.end == nil {
 			return 0
 		}
-		at := p.shift + p.end.firstStart()
-		if i == 0 || at < lo {
+		first, ok := p.end.firstStart()
+		if !ok {
+			continue // stopped before its scenarios started
+		}
+		at := p.shift + first
+		if !seen || at < lo {
 			lo = at
 		}
-		if i == 0 || at > hi {
+		if !seen || at > hi {
 			hi = at
 		}
+		seen = true
 	}
 	return hi - lo
 }

@@ -65,7 +65,7 @@ func shifted(t *testing.T, entry map[string]any, i, n int, d time.Duration, edit
 		origin, _ := time.Parse(time.RFC3339Nano, data["origin"].(string))
 		data["origin"] = origin.Add(d).Format(time.RFC3339Nano)
 		piece := data["piece"].(map[string]any)
-		piece["segment"], piece["slots"] = fmt.Sprintf("%d/%d:%d/%d", i, n, i+1, n), n
+		piece["segment"], piece["slots"], piece["run_id"] = fmt.Sprintf("%d/%d:%d/%d", i, n, i+1, n), n, "run-1"
 		if edit != nil {
 			edit(i, piece)
 		}
@@ -181,6 +181,13 @@ func TestMergeRefusesPiecesThatAreNotOneRun(t *testing.T) {
 				}
 			})
 		}, "overlap"},
+		{"other options", func() []string { return splitFile(t, f, 2, 18, 0, set("options_sha256", "cafe", 1)) }, "different options"},
+		{"another start", func() []string { return splitFile(t, f, 2, 19, 0, set("start_at", "2026-12-01T12:00:00Z", 1)) }, "different --start-at"},
+		{"a day apart", func() []string { return splitFile(t, f, 2, 20, 25*time.Hour, nil) }, "apart: not one run"},
+		{"an interrupted piece", func() []string {
+			return endEdited(t, splitFile(t, f, 2, 21, 0, nil), 1, `"interrupted":true,"stop_reason":"signal"`)
+		}, "was interrupted (signal): its segment is incomplete"},
+		{"a killed piece", func() []string { return endEdited(t, splitFile(t, f, 2, 22, 0, nil), 0, "") }, "has no End line"},
 		{"a file without a piece", func() []string {
 			return []string{f.write("old.ndjson", func(ls []string) []string {
 				ls[0] = strings.Replace(ls[0], `"piece":`, `"old_piece":`, 1)
@@ -194,5 +201,43 @@ func TestMergeRefusesPiecesThatAreNotOneRun(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || engine.ExitCodeOf(err) != engine.ExitInvalidConfig || stdout != "" {
 			t.Errorf("%s: exit %d, %v (exit %d), printed %q; want %q, exit 104, nothing printed", tc.name, code, err, engine.ExitCodeOf(err), stdout, tc.want)
 		}
+	}
+}
+
+// endEdited adds fields to piece i's End line, or drops the line when fields is "".
+func endEdited(t *testing.T, paths []string, i int, fields string) []string {
+	t.Helper()
+	b, err := os.ReadFile(paths[i])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		if strings.Contains(l, `"type":"End"`) {
+			if fields == "" {
+				continue
+			}
+			l = strings.Replace(l, `"data":{`, `"data":{`+fields+",", 1)
+		}
+		out = append(out, l)
+	}
+	if err := os.WriteFile(paths[i], []byte(strings.Join(out, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return paths
+}
+
+// --partial merges an interrupted piece, saying so; without a run id the merge warns.
+func TestMergePartialSaysWhatIsIncomplete(t *testing.T) {
+	t.Parallel()
+	f := liveFile(t)
+	paths := endEdited(t, splitFile(t, f, 2, 30, 0, nil), 1, `"interrupted":true`)
+	code, stdout, logs, err := mergeFiles(t, MergeOptions{Paths: paths, Partial: true})
+	if err != nil || code != 0 || !strings.Contains(logs, "was interrupted: its segment is incomplete, merged as it is") || !strings.Contains(stdout, "Serving Benchmark Result") {
+		t.Errorf("exit %d, %v, logs %s", code, err, logs)
+	}
+	noID := splitFile(t, f, 2, 31, 0, func(_ int, piece map[string]any) { delete(piece, "run_id") })
+	if _, _, logs, err := mergeFiles(t, MergeOptions{Paths: noID}); err != nil || !strings.Contains(logs, "no run id") {
+		t.Errorf("without run ids: %v, logs %s", err, logs)
 	}
 }

@@ -324,28 +324,33 @@ func (rp *reporter) ends() *runEnd {
 // first to the last request or point.
 func (rp *reporter) duration() time.Duration {
 	var from, to time.Duration
-	for i, p := range rp.pieces {
+	seen := false
+	for _, p := range rp.pieces {
 		if p.end == nil {
 			return max(rp.last-rp.first, rp.lastSeen.Sub(rp.firstSeen))
 		}
-		start := p.shift + p.end.firstStart()
-		if i == 0 || start < from {
+		first, ok := p.end.firstStart()
+		if !ok && len(rp.pieces) > 1 {
+			continue // a piece stopped before its scenarios started ran nothing
+		}
+		start := p.shift + first
+		if !seen || start < from {
 			from = start
 		}
-		to = max(to, start+p.end.Duration)
+		to, seen = max(to, start+p.end.Duration), true
 	}
 	return to - from
 }
 
-// firstStart is when the piece's first scenario started, on its own timeline.
-func (e *runEnd) firstStart() time.Duration {
-	first, ok := time.Duration(0), false
+// firstStart is when the piece's first scenario started, on its own timeline; ok is
+// false when none did.
+func (e *runEnd) firstStart() (first time.Duration, ok bool) {
 	for _, at := range e.ScenarioStarts {
 		if !ok || at < first {
 			first, ok = at, true
 		}
 	}
-	return first
+	return first, ok
 }
 
 // warn says, one line each, what the file lacked or what was skipped: nothing is

@@ -2,6 +2,8 @@ package testrun
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -83,7 +85,7 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 	t.module.Drain(drain)
 	cancel()
 	t.stream.Close()
-	end := runEnd{Schema: runSchemaWritten, Duration: res.Duration, ScenarioStarts: map[string]time.Duration{}, ScheduleEnds: map[string]time.Duration{}}
+	end := runEnd{Schema: runSchemaWritten, Duration: res.Duration, Interrupted: res.Interrupted, StopReason: res.AbortReason, ScenarioStarts: map[string]time.Duration{}, ScheduleEnds: map[string]time.Duration{}}
 	for _, sc := range res.Scenarios {
 		if !sc.Started.IsZero() {
 			end.ScenarioStarts[sc.Name] = sc.Started.Sub(t.origin)
@@ -191,6 +193,19 @@ func (t *Test) judged() []*metrics.Threshold {
 	return t.thresholds
 }
 
+// optionsDigest is the sha256 of the consolidated options (tags left out) and the
+// --threshold expressions.
+func (t *Test) optionsDigest() string {
+	o := t.options
+	o.Tags = nil
+	b, _ := json.Marshal(struct {
+		Options    engine.Options
+		Thresholds []string
+	}{o, t.opts.Thresholds})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
 // header is the Run entry of the result files.
 func (t *Test) header(sec report.SectionOptions) runHeader {
 	name := t.opts.Script.Path
@@ -207,7 +222,7 @@ func (t *Test) header(sec report.SectionOptions) runHeader {
 		CLIThresholds: t.opts.Thresholds, TrendStats: stats, TimeUnit: t.timeUnit(), TrendBudget: t.opts.TrendBudget,
 		Section: newSectionHeader(sec),
 		Piece: &pieceHeader{Segment: seg.String(), Slots: seg.Slots(), RunID: t.opts.RunID, StartAt: t.opts.StartAt,
-			ScriptSHA256: t.runner.Digest(), RecordSchema: record.Schema}}
+			ScriptSHA256: t.runner.Digest(), OptionsSHA256: t.optionsDigest(), RecordSchema: record.Schema}}
 }
 
 func (t *Test) timeUnit() string {

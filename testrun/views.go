@@ -94,7 +94,10 @@ type pieceHeader struct {
 	RunID        string    `json:"run_id,omitempty"`
 	StartAt      time.Time `json:"start_at,omitzero"`
 	ScriptSHA256 string    `json:"script_sha256"`
-	RecordSchema string    `json:"record_schema"`
+	// OptionsSHA256 hashes the consolidated options but their tags (a pod may tag its
+	// zone), thresholds and --threshold included: pieces of one test share it.
+	OptionsSHA256 string `json:"options_sha256"`
+	RecordSchema  string `json:"record_schema"`
 }
 
 // metricDecl declares a registered metric, so thresholds on metrics without samples
@@ -150,6 +153,10 @@ type runEnd struct {
 	// ScheduleEnds place where arrival-rate scenarios' schedules ended: their benchmark
 	// durations last at least until then.
 	ScheduleEnds map[string]time.Duration `json:"schedule_ends_ns,omitempty"`
+	// Interrupted is set when the run ended before its plan did (a signal, an abort):
+	// as a piece of a distributed run, its segment is incomplete.
+	Interrupted bool   `json:"interrupted,omitempty"`
+	StopReason  string `json:"stop_reason,omitempty"`
 	// LateSamples and LateRecords arrived after the run stopped: no view has them.
 	LateSamples int64 `json:"late_samples"`
 	LateRecords int64 `json:"late_records"`

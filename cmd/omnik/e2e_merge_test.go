@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // distributedScript is deterministic in what it counts: 24 arrivals, every sixth
@@ -14,7 +15,7 @@ import (
 const distributedScript = `import omni from 'omni';
 import exec from 'omnik/execution';
 export const options = {
-  scenarios: { chat: { executor: 'constant-arrival-rate', rate: 24, timeUnit: '1s', duration: '1s', preAllocatedVUs: 16 } },
+  scenarios: { chat: { executor: 'constant-arrival-rate', rate: 24, timeUnit: '1s', duration: '1s', preAllocatedVUs: 48 } },
   thresholds: { requests_failed: ['rate < 0.5'] },
 };
 export default async function () {
@@ -38,12 +39,14 @@ func TestFourIndexedPiecesMergeToTheSingleRun(t *testing.T) {
 	if single.code != 0 {
 		t.Fatalf("single run:\n%s", single)
 	}
+	// One absolute time zero for all, as the manifest gives the pods.
+	startAt := time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339Nano)
 	pieces := make([]result, 4)
 	var wg sync.WaitGroup
 	for i := range pieces {
 		wg.Go(func() {
 			env := append(cleanEnv(), fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i), "OMNIK_SEGMENTS=4", "OMNIK_RUN_ID=job-uid-1")
-			pieces[i] = runOmnik(t, dir, env, "run", "-q", "--mock", "--execution-segment", "auto", "--start-at", "+3s",
+			pieces[i] = runOmnik(t, dir, env, "run", "-q", "--mock", "--execution-segment", "auto", "--start-at", startAt,
 				"--no-thresholds", "--out", fmt.Sprintf("json=pieces/p%d.ndjson.gz", i), "script.js")
 		})
 	}

@@ -157,7 +157,22 @@ export default function () {}`})
 	if total != 10 {
 		t.Errorf("the four segments ran %d iterations, want 10", total)
 	}
-	if r := runOmnik(t, dir, cleanEnv(), "run", "--execution-segment", "1/2:1/4", "script.js"); r.code != 104 {
-		t.Errorf("a reversed segment exited %d, want 104", r.code)
+	for _, tc := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{nil, []string{"--execution-segment", "1/2:1/4"}, "need 0 <= start < end <= 1"},
+		{nil, []string{"--execution-segment", "auto"}, "JOB_COMPLETION_INDEX"},
+		{[]string{"JOB_COMPLETION_INDEX=4", "OMNIK_SEGMENTS=4"}, []string{"--execution-segment", "auto"}, "piece 4 of 4"},
+		{[]string{"JOB_COMPLETION_INDEX=1"}, []string{"--execution-segment", "auto"}, "OMNIK_SEGMENTS"},
+		{[]string{"JOB_COMPLETION_INDEX=1", "OMNIK_SEGMENTS=4"}, []string{"--execution-segment", "auto", "--execution-segment-sequence", "0,1/2,1"}, "takes no --execution-segment-sequence"},
+		{nil, []string{"--execution-segment", "0:1/4", "--execution-segment-sequence", "0,1/3,1"}, "not two adjacent boundaries"},
+		{nil, []string{"--start-at", "noon"}, "want an RFC 3339 time"},
+	} {
+		r := runOmnik(t, dir, append(cleanEnv(), tc.env...), append(append([]string{"run"}, tc.args...), "script.js")...)
+		if r.code != 104 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v %v: exit %d, want 104 and %q:\n%s", tc.env, tc.args, r.code, tc.want, r.stderr)
+		}
 	}
 }

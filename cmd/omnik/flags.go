@@ -113,6 +113,9 @@ func (f *testFlags) executionSegment() (engine.Segment, error) {
 		return engine.FullSegment(), nil
 	}
 	if f.segment == "auto" {
+		if f.sequence != "" {
+			return engine.Segment{}, &engine.OptionsError{Msg: "--execution-segment auto makes equal pieces: it takes no --execution-segment-sequence"}
+		}
 		return indexedSegment(os.Getenv)
 	}
 	seg, err := engine.ParseSegmentSequence(f.segment, f.sequence)
