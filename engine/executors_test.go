@@ -32,7 +32,7 @@ func TestIterationExecutorsRunTheirIterations(t *testing.T) {
 			r, _ := newRun(t, `{"scenarios": {"s": `+tt.scenario+`}}`, fakeScript(func(_ context.Context, vu uint64, it *js.Iteration) error {
 				mu.Lock()
 				perVU[vu]++
-				seen[it.InScenario] = true
+				seen[it.InTest] = true
 				mu.Unlock()
 				time.Sleep(time.Millisecond)
 				return nil
@@ -42,7 +42,7 @@ func TestIterationExecutorsRunTheirIterations(t *testing.T) {
 				t.Errorf("result %+v", res)
 			}
 			if int64(len(seen)) != tt.total {
-				t.Errorf("%d distinct InScenario numbers, want %d", len(seen), tt.total)
+				t.Errorf("%d distinct InTest numbers, want %d", len(seen), tt.total)
 			}
 			if tt.perVU != nil && fmt.Sprint(perVU) != fmt.Sprint(tt.perVU) {
 				t.Errorf("per VU %v, want %v", perVU, tt.perVU)
@@ -501,4 +501,30 @@ func TestThinPiecesStillRunTheirShare(t *testing.T) {
 			t.Errorf("completed %d, dropped %v; want 7 and 0", res.IterationsCompleted, rec.sum("dropped_iterations"))
 		}
 	})
+}
+
+// The pieces of a split closed executor number their iterations test-wide: together
+// they use each number once, as one instance would.
+func TestPiecesNumberIterationsTestWide(t *testing.T) {
+	t.Parallel()
+	for _, sc := range []string{`{"executor": "shared-iterations", "vus": 3, "iterations": 12}`,
+		`{"executor": "per-vu-iterations", "vus": 4, "iterations": 3}`} {
+		var mu sync.Mutex
+		seen := map[uint64]int{}
+		for i := range int64(4) {
+			seg, _ := IndexedSegment(i, 4)
+			r, _ := newRun(t, `{"scenarios": {"s": `+sc+`}}`, fakeScript(func(_ context.Context, _ uint64, it *js.Iteration) error {
+				mu.Lock()
+				seen[it.InTest]++
+				mu.Unlock()
+				return nil
+			}), WithSegment(seg))
+			r.Run(context.Background())
+		}
+		for n := uint64(0); n < 12; n++ {
+			if seen[n] != 1 {
+				t.Errorf("%s: iteration %d numbered %d times over the pieces (%v)", sc, n, seen[n], seen)
+			}
+		}
+	}
 }

@@ -33,7 +33,8 @@ type scenario struct {
 	ended         atomic.Int64              // unix nanoseconds of the end, 0 before
 	scheduleEnded atomic.Pointer[time.Time] // when an arrival schedule ended, nil before and for other executors
 	finished      atomic.Bool
-	nextN         atomic.Uint64
+	nextN         atomic.Uint64 // closed executors' next iteration, in this instance
+	begun         atomic.Uint64 // iterations begun in this instance (iterationInInstance)
 	completed     atomic.Int64
 	failed        atomic.Int64 // completed iterations that threw
 	interrupted   atomic.Int64
@@ -114,6 +115,10 @@ func (s *scenario) stopping() bool { return s.startCtx.Err() != nil || s.iterCtx
 // iterate runs iteration n on vu and reports whether it completed; false means it was
 // interrupted (gracefulStop ran out, a ramp-down, an abort or a hard stop). intended is
 // the scheduled start of an arrival-rate iteration, zero otherwise.
+// inTest is the test-wide number of this piece's n-th iteration of a closed executor
+// (arrival-rate executors number by arrival, already test-wide).
+func (s *scenario) inTest(n uint64) uint64 { return uint64(s.run.segment.Nth(int64(n))) }
+
 func (s *scenario) iterate(ctx context.Context, vu VU, n uint64, intended time.Time) bool {
 	r := s.run
 	var began time.Time
@@ -124,7 +129,8 @@ func (s *scenario) iterate(ctx context.Context, vu VU, n uint64, intended time.T
 		r.emit(r.builtin.ScheduleLag, s.tags, float64(began.Sub(intended))/float64(time.Millisecond), began)
 	}
 	s.active.Add(1)
-	err := vu.RunIteration(ctx, &js.Iteration{Scenario: s.info, InScenario: n, IntendedStart: intended, SetupData: r.setupData})
+	local := s.begun.Add(1) - 1
+	err := vu.RunIteration(ctx, &js.Iteration{Scenario: s.info, InTest: n, InInstance: local, IntendedStart: intended, SetupData: r.setupData})
 	s.active.Add(-1)
 	if ctx.Err() != nil {
 		s.interrupted.Add(1)

@@ -115,6 +115,16 @@ func (s Segment) Owns(i int64) bool {
 	return slot >= lo && slot < hi
 }
 
+// Nth is the n-th (from 0) index of the whole test this segment owns: a piece numbers
+// its iterations and VUs with it, so numbers are unique across the pieces.
+func (s Segment) Nth(n int64) int64 {
+	if s.IsFull() {
+		return n
+	}
+	lo, hi := s.slotRange()
+	return n/(hi-lo)*s.slots + lo + n%(hi-lo)
+}
+
 // slotRange is [from·D, to·D), integers because D is a multiple of both denominators.
 func (s Segment) slotRange() (lo, hi int64) {
 	return s.fromN * (s.slots / s.fromD), s.toN * (s.slots / s.toD)

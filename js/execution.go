@@ -23,8 +23,9 @@ type Scenario struct {
 // the run.
 type Iteration struct {
 	Scenario *Scenario
-	// InScenario numbers the scenario's iterations across all VUs, from 0.
-	InScenario uint64
+	// InTest numbers the scenario's iterations across all VUs and every piece of a
+	// distributed run, from 0; InInstance across this instance's VUs.
+	InTest, InInstance uint64
 	// IntendedStart is when an arrival-rate executor scheduled this iteration; zero for
 	// closed-model executors. Modules may measure latency from it.
 	IntendedStart time.Time

@@ -79,8 +79,10 @@ func (vu *VU) scenarioField(key string) (any, bool) {
 			return 0.0, true
 		}
 		return s.Progress(), true
-	case "iterationInTest", "iterationInInstance":
-		return it.InScenario, true
+	case "iterationInTest":
+		return it.InTest, true
+	case "iterationInInstance":
+		return it.InInstance, true
 	}
 	return nil, false
 }
@@ -88,7 +90,12 @@ func (vu *VU) scenarioField(key string) (any, bool) {
 func (vu *VU) vuObject() *goja.Object {
 	o := vu.rt.NewDynamicObject(&getters{vu: vu, get: func(key string) (any, bool) {
 		switch key {
-		case "idInInstance", "idInTest":
+		case "idInInstance":
+			return vu.id, true
+		case "idInTest":
+			if f := vu.runner.cfg.idInTest; f != nil {
+				return f(vu.id), true
+			}
 			return vu.id, true
 		case "iterationInInstance":
 			return vu.iterInVU, true

@@ -36,10 +36,15 @@ type config struct {
 	collector  metrics.Collector
 	controller Controller
 	options    json.RawMessage // consolidated options, frozen for test.options
+	idInTest   func(id uint64) uint64
 }
 
 // WithModule registers a module under an import name.
 func WithModule(name string, m Module) Option { return func(c *config) { c.modules[name] = m } }
+
+// WithIDInTest numbers the VUs test-wide (exec.vu.idInTest) from their 1-based instance
+// ids: a piece of a distributed run numbers its VUs among all the pieces'.
+func WithIDInTest(f func(id uint64) uint64) Option { return func(c *config) { c.idInTest = f } }
 
 // WithModuleExtension adds named exports to a module, built-in or not: other packages
 // extend omnik/data with their dataset loaders without js importing them.

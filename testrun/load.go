@@ -106,7 +106,14 @@ func (t *Test) load() error {
 
 func (t *Test) loadScript() (*js.Runner, error) {
 	s := t.opts.Script
+	seg := t.opts.Segment
 	opts := append([]js.Option{js.WithEnv(scriptEnv(t.opts.Env)), js.WithLogger(t.opts.Log), js.WithRegistry(t.registry),
+		js.WithIDInTest(func(id uint64) uint64 {
+			if id == 0 { // the setup/teardown runtime
+				return 0
+			}
+			return uint64(seg.Nth(int64(id)-1)) + 1
+		}),
 		js.WithModule("omni", t.module.JS()), js.WithModule("omnik/http", t.http.JS()),
 		js.WithModuleExtension("omnik/data", t.module.DataExtension())}, s.JS...)
 	if s.Source != nil {

@@ -82,3 +82,25 @@ func TestFourIndexedPiecesMergeToTheSingleRun(t *testing.T) {
 	missing := runOmnik(t, dir, cleanEnv(), "merge", filepath.Join(dir, "pieces", "p0.ndjson.gz"), filepath.Join(dir, "pieces", "p1.ndjson.gz"), filepath.Join(dir, "pieces", "p3.ndjson.gz"))
 	expect{code: 104, stderr: []string{"segments 1/2:3/4 are missing (1/4 of the test)"}}.check(t, missing)
 }
+
+// The pieces number VUs and closed-executor iterations test-wide: together they use each
+// exec.vu.idInTest and exec.scenario.iterationInTest once, as one process would.
+func TestPiecesNumberVUsAndIterationsTestWide(t *testing.T) {
+	t.Parallel()
+	dir := writeFiles(t, map[string]string{"script.js": `import exec from 'omnik/execution';
+export const options = { scenarios: { s: { executor: 'per-vu-iterations', vus: 2, iterations: 2 } } };
+export default function () { console.log('NUMBERS vu=' + exec.vu.idInTest + ' it=' + exec.scenario.iterationInTest); }
+`})
+	seen := map[string]int{}
+	for _, seg := range []string{"0:1/2", "1/2:1"} {
+		r := runOmnik(t, dir, cleanEnv(), "run", "-q", "--no-summary", "--execution-segment", seg, "script.js")
+		for _, m := range regexp.MustCompile(`NUMBERS (vu=\d+) (it=\d+)`).FindAllStringSubmatch(r.stderr, -1) {
+			seen[m[1]]++
+			seen[m[2]]++
+		}
+	}
+	want := map[string]int{"vu=1": 2, "vu=2": 2, "it=0": 1, "it=1": 1, "it=2": 1, "it=3": 1}
+	if fmt.Sprint(seen) != fmt.Sprint(want) {
+		t.Errorf("numbers over both pieces %v, want %v (each VU's two iterations, each iteration once)", seen, want)
+	}
+}
