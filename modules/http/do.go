@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/omnik-dev/omnik/modules/iocount"
 	"io"
 	"net/http"
 	"sync/atomic"
@@ -54,7 +55,7 @@ func (m *Module) do(ctx context.Context, s *spec) *result {
 	if len(s.body) > 0 {
 		// GetBody lets a redirect or a retry on a fresh connection send the body again.
 		req.GetBody = func() (io.ReadCloser, error) {
-			return io.NopCloser(&countingReader{r: bytes.NewReader(s.body), n: &sent}), nil
+			return io.NopCloser(&iocount.Reader{R: bytes.NewReader(s.body), N: &sent}), nil
 		}
 		req.Body, _ = req.GetBody()
 		req.ContentLength = int64(len(s.body))
@@ -115,17 +116,4 @@ func (r *result) fail(run, req context.Context, kind string, err error) {
 		kind = kindTimeout
 	}
 	r.errKind, r.errMsg = kind, err.Error()
-}
-
-// countingReader counts the bytes read through it (the transport reads the request
-// body on its own goroutine).
-type countingReader struct {
-	r io.Reader
-	n *atomic.Int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n.Add(int64(n))
-	return n, err
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/omnik-dev/omnik/modules/iocount"
 	"io"
 	"net"
 	"net/http"
@@ -134,22 +135,10 @@ func (c *call) setBody(hr *http.Request) {
 		return
 	}
 	hr.GetBody = func() (io.ReadCloser, error) {
-		return io.NopCloser(&countingReader{r: bytes.NewReader(body), n: &c.sent}), nil
+		return io.NopCloser(&iocount.Reader{R: bytes.NewReader(body), N: &c.sent}), nil
 	}
 	hr.Body, _ = hr.GetBody()
 	hr.ContentLength = int64(len(body))
-}
-
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n *atomic.Int64
-}
-
-func (cr *countingReader) Read(p []byte) (int, error) {
-	n, err := cr.r.Read(p)
-	cr.n.Add(int64(n))
-	return n, err
 }
 
 // closer releases the call's context and stall timer with the body, and counts the body
