@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -16,8 +17,9 @@ import (
 
 // splitFile deals a live result file's records at random over n pieces, each a file with
 // the Run header (its piece i/n:(i+1)/n), every Metric and Point line kept in piece 0,
-// and the End line. shift moves piece i's origin i·shift later and its timeline as much
-// earlier, as a piece started later would have it: the merged timeline is the same.
+// and the End line. shift moves piece i's origin i·shift earlier and its timeline as
+// much later, as a piece that loaded earlier and waited longer has it: the merged
+// timeline keeps its shape.
 func splitFile(t *testing.T, f resultFile, n int, seed uint64, shift time.Duration, edit func(i int, piece map[string]any)) []string {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 1))
@@ -56,14 +58,14 @@ func splitFile(t *testing.T, f resultFile, n int, seed uint64, shift time.Durati
 	return paths
 }
 
-// shifted is one entry of piece i of n, moved d later on the wall clock.
+// shifted is one entry of piece i of n, its origin d earlier on the wall clock.
 func shifted(t *testing.T, entry map[string]any, i, n int, d time.Duration, edit func(int, map[string]any)) string {
 	t.Helper()
 	data := entry["data"].(map[string]any)
 	switch entry["type"] {
 	case "Run":
 		origin, _ := time.Parse(time.RFC3339Nano, data["origin"].(string))
-		data["origin"] = origin.Add(d).Format(time.RFC3339Nano)
+		data["origin"] = origin.Add(-d).Format(time.RFC3339Nano)
 		piece := data["piece"].(map[string]any)
 		piece["segment"], piece["slots"], piece["run_id"] = fmt.Sprintf("%d/%d:%d/%d", i, n, i+1, n), n, "run-1"
 		if edit != nil {
@@ -73,12 +75,12 @@ func shifted(t *testing.T, entry map[string]any, i, n int, d time.Duration, edit
 		for _, key := range []string{"scenario_starts_ns", "schedule_ends_ns"} {
 			if m, ok := data[key].(map[string]any); ok {
 				for k, v := range m {
-					m[k] = v.(float64) - float64(d)
+					m[k] = v.(float64) + float64(d)
 				}
 			}
 		}
 	case "Record":
-		data["offset_ms"] = data["offset_ms"].(float64) - float64(d)/float64(time.Millisecond)
+		data["offset_ms"] = data["offset_ms"].(float64) + float64(d)/float64(time.Millisecond)
 	}
 	b, err := json.Marshal(entry)
 	if err != nil {
@@ -188,6 +190,13 @@ func TestMergeRefusesPiecesThatAreNotOneRun(t *testing.T) {
 			return endEdited(t, splitFile(t, f, 2, 21, 0, nil), 1, `"interrupted":true,"stop_reason":"signal"`)
 		}, "was interrupted (signal): its segment is incomplete"},
 		{"a killed piece", func() []string { return endEdited(t, splitFile(t, f, 2, 22, 0, nil), 0, "") }, "has no End line"},
+		{"a damaged End line", func() []string {
+			paths := splitFile(t, f, 2, 23, 0, nil)
+			b, _ := os.ReadFile(paths[1])
+			b = regexp.MustCompile(`"duration_ns":\d+`).ReplaceAll(b, []byte(`"duration_ns":-5`))
+			_ = os.WriteFile(paths[1], b, 0o644)
+			return paths
+		}, "has no End line"},
 		{"a file without a piece", func() []string {
 			return []string{f.write("old.ndjson", func(ls []string) []string {
 				ls[0] = strings.Replace(ls[0], `"piece":`, `"old_piece":`, 1)

@@ -193,7 +193,7 @@ func (rp *reporter) Entry(typ string, data json.RawMessage) error {
 		return rp.record(data)
 	case "End":
 		var e runEnd
-		if err := json.Unmarshal(data, &e); err != nil {
+		if err := json.Unmarshal(data, &e); err != nil || !e.inRange() {
 			rp.piece.unknown["malformed End"]++
 			return nil
 		}
@@ -340,6 +340,24 @@ func (rp *reporter) duration() time.Duration {
 		to, seen = max(to, start+p.end.Duration), true
 	}
 	return to - from
+}
+
+// maxRunSpan bounds the times of an End line: a run, or a place on its timeline, of a
+// year or more (or before its origin) is damage, not a run.
+const maxRunSpan = 365 * 24 * time.Hour
+
+// inRange reports whether the End line's times could be a run's: the duration, the
+// scenario starts and the schedule ends within [0, maxRunSpan).
+func (e *runEnd) inRange() bool {
+	ok := func(d time.Duration) bool { return d >= 0 && d < maxRunSpan }
+	for _, m := range []map[string]time.Duration{e.ScenarioStarts, e.ScheduleEnds} {
+		for _, at := range m {
+			if !ok(at) {
+				return false
+			}
+		}
+	}
+	return ok(e.Duration)
 }
 
 // firstStart is when the piece's first scenario started, on its own timeline; ok is
