@@ -17,6 +17,7 @@ import (
 	"github.com/omnik-dev/omnik/metrics"
 	"github.com/omnik-dev/omnik/mock"
 	"github.com/omnik-dev/omnik/modules/omni"
+	"github.com/omnik-dev/omnik/modules/omni/record"
 	"github.com/omnik-dev/omnik/modules/omni/report"
 )
 
@@ -59,6 +60,9 @@ type Options struct {
 
 	// BeforeLoad runs before the script loads (omnik bench loads its dataset there).
 	BeforeLoad func(*omni.Module) error
+	// Subscribers are views of the caller's on the run's record stream (omnik bench's
+	// verdict), fed after the run's own.
+	Subscribers []record.Subscriber
 	// AfterSummary runs once the summary is out (omnik bench writes --save-result there).
 	AfterSummary func(*report.Section, *omni.Module) error
 }

@@ -66,9 +66,9 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 		return 0, engine.Invalid(err)
 	}
 	requests := newRequestCounts()
-	t.stream.Subscribe(append(v.subscribers(), requests, record.SubscriberFunc(func(r *record.Record) {
+	t.stream.Subscribe(append(append(v.subscribers(), requests, record.SubscriberFunc(func(r *record.Record) {
 		outs.AddEntry(metrics.Entry{Type: "Record", Data: r})
-	}))...)
+	})), o.Subscribers...)...)
 	outs.AddEntry(metrics.Entry{Type: "Run", Data: t.header(sec)})
 	v.pipeline.Start()
 

@@ -34,11 +34,7 @@ async function initialTest(s) {
 
 // Iteration i of the scenario sends dataset sample i.
 export default async function () {
-  const r = await send(samples[exec.scenario.iterationInTest % samples.length], {});
-  // omnik bench fails a run that completed no request; a printed script has no outcome
-  // counter and is judged by its thresholds.
-  // A request the run cut off is neither: the server did nothing wrong.
-  if (r.ok || r.error.kind !== 'interrupted') bench.outcome?.(r.ok, r.ok ? '' : r.error.message);
+  await send(samples[exec.scenario.iterationInTest % samples.length], {});
 }
 
 // One request per backend, as vllm bench serve --omni builds it.

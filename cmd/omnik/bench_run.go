@@ -67,6 +67,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		}
 		o.AfterSummary = func(sec *report.Section, m *omni.Module) error { return f.writeResult(sec, m, p, metadata) }
 	}
+	o.Subscribers = append(o.Subscribers, p.outcomes)
 	// The dataset loads before the script, so a malformed file is reported as itself.
 	o.BeforeLoad = func(m *omni.Module) error {
 		// Calibration's /tokenize goes with the requests' headers and TLS setting.

@@ -38,7 +38,7 @@ type benchPlan struct {
 	rate    float64
 	model   string
 	headers map[string]string
-	// outcomes counts the benchmark's requests as the script reports them.
+	// outcomes counts the benchmark's requests, from the record stream.
 	outcomes *outcomes
 }
 
@@ -194,7 +194,6 @@ func (p *benchPlan) module() js.Option {
 		if err := json.Unmarshal([]byte(raw), &params); err != nil {
 			return nil, err
 		}
-		params["outcome"] = p.outcomes.add
 		return &js.Exports{Default: vu.Runtime().ToValue(params), Named: map[string]any{}}, nil
 	})
 }

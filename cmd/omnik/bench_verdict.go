@@ -7,28 +7,31 @@ import (
 	"sync"
 
 	"github.com/omnik-dev/omnik/engine"
+	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
-// outcomes counts the benchmark's requests as the script reports them, from every VU's
-// goroutine, keeping the first failure's reason.
+// outcomes counts the benchmark's requests from the run's record stream (warmups and
+// the test request are discarded, so never in it), keeping the first failure's reason.
+// A request the run cut off is neither completed nor failed.
 type outcomes struct {
 	mu                sync.Mutex
 	completed, failed int
 	firstError        string
 }
 
-// add is omnik/bench's outcome(ok, error message), called after every benchmark request.
-func (o *outcomes) add(ok bool, message string) {
+// Add implements record.Subscriber.
+func (o *outcomes) Add(r *record.Record) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if ok {
+	switch {
+	case r.OK():
 		o.completed++
-		return
+	case r.Failed():
+		if o.failed == 0 {
+			o.firstError = r.Err.Message
+		}
+		o.failed++
 	}
-	if o.failed == 0 {
-		o.firstError = message
-	}
-	o.failed++
 }
 
 // verdict is the exit of a run that went to its end: a benchmark that completed no

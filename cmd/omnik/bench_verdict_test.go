@@ -202,3 +202,21 @@ func TestBenchInputTokensFallBackToTheDataset(t *testing.T) {
 		})
 	}
 }
+
+// The verdict counts the benchmark's records: a request the run cut off is neither
+// completed nor failed, and the first failure's reason is kept.
+func TestOutcomesCountRecordsButInterruptions(t *testing.T) {
+	t.Parallel()
+	var o outcomes
+	for _, err := range []*record.Error{{Kind: record.KindInterrupted, Message: "cut"}, {Kind: record.KindHTTPStatus, Message: "HTTP 404"},
+		{Kind: record.KindReset, Message: "reset"}} {
+		o.Add(&record.Record{Err: err})
+	}
+	if o.completed != 0 || o.failed != 2 || o.firstError != "HTTP 404" {
+		t.Errorf("completed %d, failed %d, first %q; want 0, 2, HTTP 404", o.completed, o.failed, o.firstError)
+	}
+	o.Add(&record.Record{})
+	if o.completed != 1 {
+		t.Errorf("completed %d after an ok record", o.completed)
+	}
+}
