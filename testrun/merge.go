@@ -259,24 +259,13 @@ func (rp *reporter) checkComplete(partial bool) error {
 // startSkew is the spread of the pieces' real starts (the first scenario's, on the
 // merged timeline): how far apart they began, --start-at or not. 0 without End lines.
 func (rp *reporter) startSkew() time.Duration {
+	runs, _ := rp.pieceRuns()
 	var lo, hi time.Duration
-	seen := false
-	for _, p := range rp.pieces {
-		if p.end == nil {
-			return 0
+	for i, r := range runs {
+		if i == 0 || r.start < lo {
+			lo = r.start
 		}
-		first, ok := p.end.firstStart()
-		if !ok {
-			continue // stopped before its scenarios started
-		}
-		at := p.shift + first
-		if !seen || at < lo {
-			lo = at
-		}
-		if !seen || at > hi {
-			hi = at
-		}
-		seen = true
+		hi = max(hi, r.start)
 	}
 	return hi - lo
 }

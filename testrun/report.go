@@ -323,23 +323,37 @@ func (rp *reporter) ends() *runEnd {
 // to the latest end (one file: its Duration exactly); without them (a killed run) the
 // first to the last request or point.
 func (rp *reporter) duration() time.Duration {
+	runs, ok := rp.pieceRuns()
+	if !ok {
+		return max(rp.last-rp.first, rp.lastSeen.Sub(rp.firstSeen))
+	}
 	var from, to time.Duration
-	seen := false
-	for _, p := range rp.pieces {
-		if p.end == nil {
-			return max(rp.last-rp.first, rp.lastSeen.Sub(rp.firstSeen))
+	for i, r := range runs {
+		if i == 0 || r.start < from {
+			from = r.start
 		}
-		first, ok := p.end.firstStart()
-		if !ok && len(rp.pieces) > 1 {
-			continue // a piece stopped before its scenarios started ran nothing
-		}
-		start := p.shift + first
-		if !seen || start < from {
-			from = start
-		}
-		to, seen = max(to, start+p.end.Duration), true
+		to = max(to, r.start+r.length)
 	}
 	return to - from
+}
+
+// pieceRun is when a piece's scenarios started on the views' timeline, and how long they ran.
+type pieceRun struct{ start, length time.Duration }
+
+// pieceRuns lists the pieces' runs; ok is false when a file has no End line. Of several
+// pieces, one stopped before its scenarios started ran nothing and is left out; a single
+// file's run counts from its origin then.
+func (rp *reporter) pieceRuns() (runs []pieceRun, ok bool) {
+	for _, p := range rp.pieces {
+		if p.end == nil {
+			return nil, false
+		}
+		first, started := p.end.firstStart()
+		if started || len(rp.pieces) == 1 {
+			runs = append(runs, pieceRun{p.shift + first, p.end.Duration})
+		}
+	}
+	return runs, true
 }
 
 // maxRunSpan bounds the times of an End line: a run, or a place on its timeline, of a
