@@ -38,7 +38,10 @@ type Summary struct {
 	Checks            []CheckSummary            `json:"checks"`
 	RootGroup         *GroupSummary             `json:"root_group"`
 	Metrics           map[string]*MetricSummary `json:"metrics"`
-	Sections          []Section                 `json:"-"`
+	// Run describes the run summarized (script, load, environment) as its caller knows
+	// it, so a summary export alone says whether two runs compare.
+	Run      json.RawMessage `json:"run,omitempty"`
+	Sections []Section       `json:"-"`
 }
 
 // ThresholdSummary is one threshold's final verdict.

@@ -54,6 +54,8 @@ type Options struct {
 	// TrendBudget is how many values every distribution keeps exactly, the metrics' and
 	// the Serving block's alike; 0 is metrics.DefaultTrendBudget.
 	TrendBudget int
+	// Version is omnik's, for the result file's and the report's environment.
+	Version string
 
 	Stdout, Stderr io.Writer
 	Log            *slog.Logger

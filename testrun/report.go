@@ -104,6 +104,7 @@ func (rp *reporter) finish() (engine.ExitCode, error) {
 		}
 	}
 	summary, ev := rp.views.summarize(rp.thresholds, rp.duration(), rp.summary)
+	summary.Run = rp.header.about()
 	exportSummary(summary, o.SummaryExport, o.Log)
 	if err := summary.WriteText(o.Stdout); err != nil {
 		return 0, err

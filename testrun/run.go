@@ -69,7 +69,8 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 	t.stream.Subscribe(append(append(v.subscribers(), requests, record.SubscriberFunc(func(r *record.Record) {
 		outs.AddEntry(metrics.Entry{Type: "Record", Data: r})
 	})), o.Subscribers...)...)
-	outs.AddEntry(metrics.Entry{Type: "Run", Data: t.header(sec)})
+	hdr := t.header(sec, plan)
+	outs.AddEntry(metrics.Entry{Type: "Run", Data: hdr})
 	v.pipeline.Start()
 
 	run, err := t.newEngine(v.pipeline, requests)
@@ -97,6 +98,7 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 		}
 	}
 	summary, ev := v.summarize(t.judged(), res.Duration, summaryOptions{t.trendStats, t.timeUnit(), noColor(t.options, o.Stdout)})
+	summary.Run = hdr.about()
 	end.LateSamples, end.LateRecords = v.pipeline.Late(), t.stream.Late()
 	warnLate(o.Log, end)
 	outs.AddEntry(metrics.Entry{Type: "End", Data: end})
@@ -207,7 +209,7 @@ func (t *Test) optionsDigest() string {
 }
 
 // header is the Run entry of the result files.
-func (t *Test) header(sec report.SectionOptions) runHeader {
+func (t *Test) header(sec report.SectionOptions, plan *engine.ExecutionPlan) runHeader {
 	name := t.opts.Script.Path
 	if t.opts.Script.Source != nil {
 		name = t.opts.Script.Name
@@ -222,7 +224,8 @@ func (t *Test) header(sec report.SectionOptions) runHeader {
 		CLIThresholds: t.opts.Thresholds, TrendStats: stats, TimeUnit: t.timeUnit(), TrendBudget: t.opts.TrendBudget,
 		Section: newSectionHeader(sec),
 		Piece: &pieceHeader{Segment: seg.String(), Slots: seg.Slots(), RunID: t.opts.RunID, StartAt: t.opts.StartAt,
-			ScriptSHA256: t.runner.Digest(), OptionsSHA256: t.optionsDigest(), RecordSchema: record.Schema}}
+			ScriptSHA256: t.runner.Digest(), OptionsSHA256: t.optionsDigest(), RecordSchema: record.Schema},
+		Env: t.env(plan)}
 }
 
 func (t *Test) timeUnit() string {

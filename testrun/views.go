@@ -62,8 +62,8 @@ func (v *views) summarize(ths []*metrics.Threshold, d time.Duration, so summaryO
 // runSchema versions the Run and End entries of a result file.
 const runSchema = "omnik.run/v1"
 
-// runSchemaWritten is the minor version written: v1.1 adds piece.
-const runSchemaWritten = runSchema + ".1"
+// runSchemaWritten is the minor version written: v1.1 adds piece, v1.2 env.
+const runSchemaWritten = runSchema + ".2"
 
 // runHeader is the first line of a result file: what `omnik report` needs besides the
 // data to print the summary the run printed.
@@ -85,6 +85,8 @@ type runHeader struct {
 	// The piece's place in a distributed run (v1.1): omnik merge checks that the pieces
 	// come from one script and run and cover the test once.
 	Piece *pieceHeader `json:"piece,omitempty"`
+	// Env says where and how the run ran (v1.2).
+	Env *runEnv `json:"env,omitempty"`
 }
 
 // pieceHeader says which piece of which run a result file holds.

@@ -99,7 +99,7 @@ func registerHTTPDebug(fs *pflag.FlagSet, mode *string) {
 
 // options maps the flags onto the run's options (the script is the caller's).
 func (f *runFlags) options(cmd *cobra.Command) (testrun.Options, error) {
-	o := testrun.Options{Outs: f.outs, SummaryExport: f.summaryExport, NoSummary: f.noSummary, Quiet: f.quiet, HTTPDebug: f.httpDebug,
+	o := testrun.Options{Version: omnikVersion(), Outs: f.outs, SummaryExport: f.summaryExport, NoSummary: f.noSummary, Quiet: f.quiet, HTTPDebug: f.httpDebug,
 		Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), Log: newLogger(cmd.ErrOrStderr(), f.verbose)}
 	if err := f.testFlags.apply(&o, cmd); err != nil {
 		return o, err

@@ -17,12 +17,16 @@ func newVersionCommand() *cobra.Command {
 		Short: "Print omnik's version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v := version
-			if bi, ok := debug.ReadBuildInfo(); ok && v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-				v = bi.Main.Version
-			}
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "omnik %s (%s, %s/%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "omnik %s (%s, %s/%s)\n", omnikVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return err
 		},
 	}
+}
+
+// omnikVersion is the stamped version, else the module's from the build info.
+func omnikVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return version
 }
