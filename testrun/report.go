@@ -31,7 +31,9 @@ type ReportOptions struct {
 	Percentiles   []float64
 	NoStages      *bool
 	SummaryExport string
-	NoColor       bool
+	// HTML, when set, is where to write the HTML report of the file's run.
+	HTML    string
+	NoColor bool
 
 	Stdout, Stderr io.Writer
 	Log            *slog.Logger
@@ -57,6 +59,9 @@ func newReporter(o ReportOptions) *reporter {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	rp := &reporter{opts: o, registry: metrics.NewRegistry(), stream: record.NewStream()}
+	if o.HTML != "" {
+		rp.html = rp.html.with(o.HTML)
+	}
 	metrics.RegisterBuiltins(rp.registry)
 	omni.RegisterMetrics(rp.registry)
 	return rp
@@ -105,6 +110,7 @@ func (rp *reporter) finish() (engine.ExitCode, error) {
 	}
 	summary, ev := rp.views.summarize(rp.thresholds, rp.duration(), rp.summary)
 	summary.Run = rp.header.about()
+	rp.html.write(summary, rp.header.Origin, o.Log)
 	exportSummary(summary, o.SummaryExport, o.Log)
 	if err := summary.WriteText(o.Stdout); err != nil {
 		return 0, err
@@ -134,6 +140,7 @@ type reporter struct {
 	views      *views
 	thresholds []*metrics.Threshold
 	summary    summaryOptions
+	html       *htmlReports
 
 	piece               *pieceRead   // the file being read
 	pieces              []*pieceRead // the files read
@@ -285,6 +292,9 @@ func (rp *reporter) ensure() error {
 		return err
 	}
 	rp.stream.Subscribe(rp.views.subscribers()...)
+	if rp.html != nil {
+		rp.stream.Subscribe(rp.html.collector)
+	}
 	rp.views.pipeline.Start()
 	return nil
 }

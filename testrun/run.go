@@ -51,7 +51,11 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 	if err != nil {
 		return 0, err
 	}
-	outs, err := openOutputs(o.Outs, o.Log)
+	specs, reports, err := splitHTMLOuts(o.Outs)
+	if err != nil {
+		return 0, engine.Invalid(err)
+	}
+	outs, err := openOutputs(specs, o.Log)
 	if err != nil {
 		return 0, err
 	}
@@ -69,6 +73,9 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 	t.stream.Subscribe(append(append(v.subscribers(), requests, record.SubscriberFunc(func(r *record.Record) {
 		outs.AddEntry(metrics.Entry{Type: "Record", Data: r})
 	})), o.Subscribers...)...)
+	if reports != nil {
+		t.stream.Subscribe(reports.collector)
+	}
 	hdr := t.header(sec, plan)
 	outs.AddEntry(metrics.Entry{Type: "Run", Data: hdr})
 	v.pipeline.Start()
@@ -99,6 +106,7 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 	}
 	summary, ev := v.summarize(t.judged(), res.Duration, summaryOptions{t.trendStats, t.timeUnit(), noColor(t.options, o.Stdout)})
 	summary.Run = hdr.about()
+	reports.write(summary, t.origin, o.Log)
 	end.LateSamples, end.LateRecords = v.pipeline.Late(), t.stream.Late()
 	warnLate(o.Log, end)
 	outs.AddEntry(metrics.Entry{Type: "End", Data: end})

@@ -1,0 +1,293 @@
+// Draws the omnik report from the data section (#omnik-data) with the embedded ECharts.
+// Everything is built from the data: no request leaves the page.
+(function () {
+  "use strict";
+  var data = JSON.parse(document.getElementById("omnik-data").textContent);
+  var app = document.getElementById("app");
+  var charts = [];
+  var palette = ["#2f6fdb", "#e8590c", "#2b8a3e", "#9c36b5", "#c92a2a", "#0b7285", "#e67700", "#5c940d", "#862e9c", "#495057"];
+
+  function el(tag, attrs, children) {
+    var e = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (k === "text") e.textContent = attrs[k];
+      else e.setAttribute(k, attrs[k]);
+    });
+    (children || []).forEach(function (c) { if (c) e.appendChild(c); });
+    return e;
+  }
+  function txt(s) { return document.createTextNode(s); }
+  function fmt(v, unit) {
+    if (v === null || v === undefined || isNaN(v)) return "—";
+    var a = Math.abs(v), s;
+    if (a !== 0 && (a < 0.01 || a >= 1e7)) s = v.toExponential(2);
+    else if (Number.isInteger(v)) s = String(v);
+    else s = v.toFixed(a < 10 ? 3 : 2);
+    return unit ? s + " " + unit : s;
+  }
+  function section(id, title, nodes) {
+    var s = el("section", { id: id }, [el("h2", { text: title })].concat(nodes));
+    app.appendChild(s);
+    return s;
+  }
+  function empty(msg) { return el("p", { "class": "empty", text: msg }); }
+  function table(head, rows, cls) {
+    var t = el("table", cls ? { "class": cls } : {});
+    if (head) t.appendChild(el("tr", {}, head.map(function (h) { return el("th", { text: h }); })));
+    rows.forEach(function (r) { t.appendChild(r); });
+    return t;
+  }
+  function tr(cells, cls) {
+    return el("tr", cls ? { "class": cls } : {}, cells.map(function (c) {
+      if (c instanceof Node) return el("td", {}, [c]);
+      var num = typeof c === "number";
+      return el("td", num ? { "class": "num", text: fmt(c) } : { text: c === undefined || c === null ? "" : String(c) });
+    }));
+  }
+  function panel(title, note, tall) {
+    var div = el("div", { "class": "chart" + (tall ? " tall" : "") });
+    var p = el("div", { "class": "panel" }, [el("h3", { text: title }), div]);
+    if (note) p.appendChild(el("p", { "class": "note", text: note }));
+    return { node: p, chart: div };
+  }
+  function draw(div, option) {
+    option.animation = false;
+    option.color = option.color || palette;
+    var c = echarts.init(div, null, { renderer: "canvas" });
+    c.setOption(option);
+    charts.push(c);
+    return c;
+  }
+  function grid() { return { left: 60, right: 24, top: 36, bottom: 40 }; }
+  var run = data.run || {};
+  var env = run.env || {};
+
+  // Header
+  document.getElementById("title").textContent = data.title;
+  var meta = ["started " + data.started.replace("T", " ").replace(/\..*Z$/, "Z"), "duration " + fmt(data.duration_s) + " s",
+    data.records + " requests", "omnik " + (env.omnik_version || "?")];
+  if (env.target) meta.push("target " + env.target + (env.simulated ? " (simulated)" : ""));
+  if (env.model) meta.push("model " + env.model);
+  document.getElementById("meta").textContent = meta.join(" · ");
+
+  // Overview
+  var tl = data.timeline, sum = function (a) { return a.reduce(function (x, y) { return x + y; }, 0); };
+  var failedThresholds = data.thresholds.filter(function (t) { return !t.ok; }).length;
+  function card(v, k, cls) { return el("div", { "class": "card" }, [el("div", { "class": "v" + (cls ? " " + cls : ""), text: v }), el("div", { "class": "k", text: k })]); }
+  section("overview", "Overview", [el("div", { "class": "cards" }, [
+    card(String(sum(tl.finished)), "successful requests"),
+    card(String(sum(tl.failed)), "failed requests", sum(tl.failed) ? "bad" : ""),
+    card(String(sum(tl.interrupted)), "interrupted by the run"),
+    card(data.thresholds.length ? (failedThresholds ? failedThresholds + " failed" : "all passed") : "none", "thresholds (" + data.thresholds.length + ")", failedThresholds ? "bad" : "ok"),
+    card(fmt(data.duration_s) + " s", "duration"),
+  ])]);
+
+  // Thresholds and checks
+  var thRows = data.thresholds.map(function (t) {
+    return tr([el("span", { "class": t.ok ? "ok" : "bad", text: t.ok ? "✓ pass" : "✗ fail" }), t.metric, t.expression, t.no_data ? "no data" : t.observed]);
+  });
+  var ckRows = data.checks.map(function (c) {
+    var n = c.passes + c.fails;
+    return tr([el("span", { "class": c.fails ? "bad" : "ok", text: c.fails ? "✗" : "✓" }), c.name, c.path || "", c.passes, c.fails, n ? fmt(100 * c.passes / n) + " %" : "—"]);
+  });
+  section("thresholds", "Thresholds and checks", [
+    thRows.length ? table(["", "metric", "threshold", "observed"], thRows) : empty("No thresholds."),
+    el("h3", { text: "Checks" }),
+    ckRows.length ? table(["", "check", "group", "passes", "fails", "rate"], ckRows) : empty("No checks."),
+  ]);
+
+  // Failures
+  var fl = data.failures.map(function (f) {
+    var samples = el("div", {}, f.samples.map(function (m) { return el("div", {}, [el("code", { text: m.count + "× " }), txt(m.message)]); }));
+    if (f.other) samples.appendChild(el("div", { "class": "empty", text: f.other + " more with other messages" }));
+    return tr([f.kind, f.count, fmt(f.first_s) + " s", fmt(f.last_s) + " s", samples]);
+  });
+  section("failures", "Failures by reason", [fl.length ? table(["reason", "count", "first", "last", "messages (most frequent first)"], fl) : empty("No request failed.")]);
+
+  // Over time
+  var overTime = section("time", "Over time", [el("p", { "class": "note", text: "Per " + fmt(tl.bucket_s) + " s of the run. Latencies are those of the requests that started in the bucket." })]);
+  var g = el("div", { "class": "grid" });
+  overTime.appendChild(g);
+  var x = tl.t;
+  function timeChart(title, series, yName, note) {
+    var p = panel(title, note);
+    g.appendChild(p.node);
+    draw(p.chart, {
+      tooltip: { trigger: "axis" }, legend: { top: 0 }, grid: grid(),
+      xAxis: { type: "value", name: "s", min: 0, max: x.length ? x[x.length - 1] + tl.bucket_s : 1 },
+      yAxis: { type: "value", name: yName },
+      series: series.map(function (s) {
+        return { name: s.name, type: s.type || "line", showSymbol: false, step: s.step, data: x.map(function (t, i) { return [t, s.data[i]]; }), yAxisIndex: s.axis || 0, areaStyle: s.area, lineStyle: s.lineStyle, connectNulls: false };
+      }),
+    });
+  }
+  timeChart("Requests", [
+    { name: "started", data: tl.started, step: "start" },
+    { name: "finished", data: tl.finished, step: "start" },
+    { name: "failed", data: tl.failed, step: "start" },
+  ], "per bucket");
+  timeChart("Concurrency", [{ name: "requests in flight (mean)", data: tl.concurrency, area: { opacity: 0.15 } }], "requests");
+  timeChart("Output tokens", [{ name: "output tokens/s", data: tl.output_tokens_per_s }], "tok/s", "One token per text chunk after the first, as vllm bench serve counts its peak.");
+  timeChart("Audio", [{ name: "audio seconds/s", data: tl.audio_s_per_s }], "s/s");
+  // Bands: p50 to p90 and p90 to p99 as stacked areas over an invisible p50 base, with
+  // the three quantiles drawn as lines; the tooltip shows only the lines.
+  Object.keys(tl.latency).forEach(function (m) {
+    var b = tl.latency[m];
+    if (!b.p50.some(function (v) { return v !== null; })) return;
+    var diff = function (hi, lo) { return hi.map(function (v, i) { return v === null || lo[i] === null ? null : v - lo[i]; }); };
+    var pts = function (a) { return x.map(function (t, i) { return [t, a[i]]; }); };
+    var band = function (name, d, opacity) {
+      return { name: name, type: "line", stack: "band", data: pts(d), showSymbol: false, silent: true, lineStyle: { opacity: 0 }, areaStyle: opacity ? { opacity: opacity, color: "#2f6fdb" } : { opacity: 0 }, tooltip: { show: false } };
+    };
+    var line = function (name, d, color, width) { return { name: name, type: "line", data: pts(d), showSymbol: false, lineStyle: { width: width, color: color }, itemStyle: { color: color } }; };
+    var p = panel(m.toUpperCase() + " over time", "p50, p90 and p99 of the requests started in each bucket; the shaded bands lie between them.");
+    g.appendChild(p.node);
+    draw(p.chart, {
+      tooltip: { trigger: "axis", formatter: function (ps) {
+        var shown = ps.filter(function (q) { return q.seriesName.indexOf("band") < 0; });
+        return shown.length ? fmt(shown[0].value[0]) + " s<br>" + shown.map(function (q) { return q.marker + q.seriesName + " " + fmt(q.value[1], "ms"); }).join("<br>") : "";
+      } },
+      legend: { top: 0, data: ["p50", "p90", "p99"] }, grid: grid(),
+      xAxis: { type: "value", name: "s", min: 0, max: x.length ? x[x.length - 1] + tl.bucket_s : 1 },
+      yAxis: { type: "value", name: "ms" },
+      series: [band("band base", b.p50, 0), band("band p50-p90", diff(b.p90, b.p50), 0.25), band("band p90-p99", diff(b.p99, b.p90), 0.12),
+        line("p50", b.p50, "#1c4f9c", 2), line("p90", b.p90, "#e8590c", 1), line("p99", b.p99, "#c92a2a", 1)],
+    });
+  });
+
+  // Distributions
+  var byMeasure = {};
+  data.distributions.forEach(function (d) {
+    if (d.group.indexOf("stage:") === 0) return;
+    (byMeasure[d.measure] = byMeasure[d.measure] || []).push(d);
+  });
+  var dsec = section("distributions", "Distributions", [el("p", { "class": "note", text: "CDF of each per-request measure of the successful requests: the whole run, each scenario, each modality the requests produced. The value axis is logarithmic where the values span more than 20×." })]);
+  var dg = el("div", { "class": "grid" });
+  dsec.appendChild(dg);
+  Object.keys(byMeasure).sort().forEach(function (m) {
+    var list = byMeasure[m];
+    var all = list[0];
+    var note = list.map(function (d) { return d.group + ": n=" + d.count + ", p50 " + fmt(d.stats.p50) + ", p99 " + fmt(d.stats.p99) + (d.approximate ? " (HDR)" : ""); }).join(" · ");
+    var p = panel(m.toUpperCase() + (all.unit ? " (" + all.unit + ")" : ""), note);
+    dg.appendChild(p.node);
+    draw(p.chart, cdfOption(list.map(function (d) { return { name: d.group, points: d.cdf }; }), all.unit));
+  });
+  if (!Object.keys(byMeasure).length) dsec.appendChild(empty("No successful request."));
+
+  // Stages
+  var ssec = section("stages", "Server stages", [el("p", { "class": "note", text: "From the server's stage metrics: each stage's generation time beside its Serving time to first output (TTFT for a text stage, TTFP for audio, TTFC for an internal stream)." })]);
+  if (data.stages.length) {
+    var names = data.stages.map(function (s) { return s.name + " (" + s.kind + ")"; });
+    var pick = function (k, stat) { return data.stages.map(function (s) { return s[k] ? s[k][stat] : null; }); };
+    var sp = panel("Stage time side by side", "");
+    ssec.appendChild(sp.node);
+    draw(sp.chart, {
+      tooltip: { trigger: "axis" }, legend: { top: 0 }, grid: grid(),
+      xAxis: { type: "category", data: names }, yAxis: { type: "value", name: "ms" },
+      series: [
+        { name: "stage_gen_time mean", type: "bar", data: pick("gen_ms", "mean") },
+        { name: "stage_gen_time p99", type: "bar", data: pick("gen_ms", "p99") },
+        { name: "Serving TTFT/TTFP/TTFC mean", type: "bar", data: pick("serving_ttfo_ms", "mean") },
+        { name: "Serving TTFT/TTFP/TTFC p99", type: "bar", data: pick("serving_ttfo_ms", "p99") },
+      ],
+    });
+    var st = function (s) { return s ? [s.mean, s.p50, s.p90, s.p99] : ["—", "—", "—", "—"]; };
+    ssec.appendChild(table(["stage", "kind", "first output", "gen mean", "gen p50", "gen p90", "gen p99", "first output mean", "p50", "p90", "p99"],
+      data.stages.map(function (s) { return tr([s.name, s.kind, s.first_output].concat(st(s.gen_ms), st(s.serving_ttfo_ms))); })));
+  } else ssec.appendChild(empty("The server sent no stage metrics."));
+
+  // Waterfalls
+  var wsec = section("waterfalls", "Request waterfalls", [el("p", { "class": "note", text: "The slowest requests and a sample, each on its own time axis (ms from when it was sent): what the client received, and what the server said each stage took. The server reports a stage's generation time and its first output, not when it was submitted: a stage's start is estimated as the later of the previous stage's first output and its first output minus its generation time." })]);
+  var wg = el("div", { "class": "grid" });
+  wsec.appendChild(wg);
+  data.waterfalls.forEach(function (w) {
+    var counts = Object.keys(w.counts).map(function (k) { return w.counts[k] + " " + k; }).join(", ");
+    var p = panel((w.why === "slowest" ? "Slowest: " : "Sample: ") + w.endpoint + (w.scenario ? " in " + w.scenario : "") + ", " + fmt(w.e2el_ms) + " ms",
+      "started at " + fmt(w.start_s) + " s" + (w.request_id ? " · " + w.request_id : "") + (counts ? " · " + counts : ""), true);
+    wg.appendChild(p.node);
+    draw(p.chart, waterfallOption(w));
+  });
+  if (!data.waterfalls.length) wsec.appendChild(empty("No successful request."));
+
+  // Serving and Stage blocks
+  var bsec = section("blocks", "Serving and Stage Benchmark Result", []);
+  var holder = el("div", { "class": "blocks" }), cur = null;
+  data.blocks.forEach(function (r) {
+    if (r.kind === "title" || !cur) { cur = table(null, []); holder.appendChild(cur); }
+    if (r.kind === "title" || r.kind === "section") cur.appendChild(el("tr", { "class": r.kind }, [el("td", { colspan: "2", text: r.label })]));
+    else if (r.kind === "heading") cur.appendChild(el("tr", { "class": "heading" }, [el("td", { colspan: "2", text: r.label })]));
+    else if (r.kind === "note") cur.appendChild(el("tr", {}, [el("td", { colspan: "2", "class": "empty", text: r.label })]));
+    else cur.appendChild(el("tr", {}, [el("td", { text: r.label }), el("td", { "class": "num", text: r.value })]));
+  });
+  bsec.appendChild(data.blocks.length ? holder : empty("No omni request."));
+
+  // METRICS
+  section("metrics", "Metrics", [table(["metric", "type", "values"], data.metrics.map(function (m) {
+    var unit = m.contains === "time" ? "ms" : "";
+    var vals = Object.keys(m.values).map(function (k) { return k + "=" + fmt(m.values[k], m.type === "trend" ? unit : ""); }).join("  ");
+    return tr([m.name, m.type + (m.approximate ? " (HDR)" : ""), el("code", { text: vals })]);
+  }))]);
+
+  // Run and environment
+  var envRows = [["script", run.script], ["script sha256", run.script_sha256], ["options sha256", run.options_sha256], ["run id", run.run_id],
+    ["omnik", env.omnik_version], ["Go", env.go_version], ["platform", env.platform], ["target", env.target], ["simulated", env.simulated ? "yes" : "no"],
+    ["model", env.model || "the server's first model"]].filter(function (r) { return r[1]; }).map(function (r) { return tr(r); });
+  var scRows = (env.scenarios || []).map(function (s) { return tr([s.name, s.executor, s.vus, s.max_vus, el("code", { text: JSON.stringify(s.config || {}) })]); });
+  section("run", "Run and environment", [table(["", ""], envRows), el("h3", { text: "Scenarios" }),
+    scRows.length ? table(["scenario", "executor", "VUs", "max VUs", "options"], scRows) : empty("Not recorded.")]);
+
+  function cdfOption(series, unit) {
+    var lo = Infinity, hi = -Infinity;
+    series.forEach(function (s) { s.points.forEach(function (p) { if (p[0] > 0) lo = Math.min(lo, p[0]); hi = Math.max(hi, p[0]); }); });
+    var log = lo > 0 && hi / lo > 20;
+    return {
+      tooltip: { trigger: "axis", valueFormatter: function (v) { return fmt(v); } }, legend: { top: 0, type: "scroll" }, grid: grid(),
+      xAxis: { type: log ? "log" : "value", name: unit || "", min: log ? lo : undefined, scale: !log },
+      yAxis: { type: "value", name: "quantile", min: 0, max: 1 },
+      series: series.map(function (s) {
+        return { name: s.name, type: "line", step: "end", showSymbol: false, data: s.points.filter(function (p) { return !log || p[0] > 0; }) };
+      }),
+    };
+  }
+
+  function waterfallOption(w) {
+    var rows = ["client"], items = [], marks = [];
+    ["text", "audio", "image"].forEach(function (k) { if (w.chunks[k]) rows.push(k + " chunks"); });
+    w.stages.slice().forEach(function (s) { rows.push("stage " + s.id + " " + s.name); });
+    items.push({ value: [0, 0, w.e2el_ms], name: "request", itemStyle: { color: "#adb5bd" } });
+    w.stages.forEach(function (s) {
+      var row = rows.indexOf("stage " + s.id + " " + s.name);
+      items.push({ value: [row, s.start_ms, s.start_ms + s.gen_ms], name: s.name + " gen " + fmt(s.gen_ms) + " ms (start estimated)", itemStyle: { color: palette[(s.id + 1) % palette.length] } });
+      if (s.postprocess_ms) items.push({ value: [row, s.start_ms + s.gen_ms, s.start_ms + s.gen_ms + s.postprocess_ms], name: s.name + " postprocess", itemStyle: { color: "#868e96" } });
+      if (s.first_output_ms) marks.push({ value: [s.first_output_ms, row], name: s.name + " first output (server)", symbol: "diamond", symbolSize: 11, itemStyle: { color: "#212529" } });
+    });
+    var chunkSeries = [];
+    ["text", "audio", "image"].forEach(function (k, i) {
+      if (!w.chunks[k]) return;
+      var row = rows.indexOf(k + " chunks");
+      chunkSeries.push({ name: k + " chunks", type: "scatter", symbol: "rect", symbolSize: [2, 14], data: w.chunks[k].map(function (t) { return [t, row]; }), itemStyle: { color: palette[i] } });
+    });
+    Object.keys(w.marks).forEach(function (k) {
+      marks.push({ value: [w.marks[k], 0], name: k.replace("_", " "), symbol: k === "sent" || k === "end" ? "triangle" : "circle", symbolSize: 10 });
+    });
+    return {
+      tooltip: { trigger: "item", formatter: function (p) { return p.name ? p.name + (p.value && p.value.length === 2 ? " at " + fmt(p.value[0]) + " ms" : "") : ""; } },
+      legend: { top: 0, type: "scroll" }, grid: { left: 140, right: 24, top: 36, bottom: 40 },
+      xAxis: { type: "value", name: "ms", min: 0 },
+      yAxis: { type: "category", data: rows, inverse: true },
+      series: [{
+        name: "spans", type: "custom", encode: { x: [1, 2], y: 0 }, data: items,
+        renderItem: function (params, api) {
+          var y = api.value(0), a = api.coord([api.value(1), y]), b = api.coord([api.value(2), y]);
+          var h = api.size([0, 1])[1] * 0.5;
+          return { type: "rect", shape: { x: a[0], y: a[1] - h / 2, width: Math.max(b[0] - a[0], 1), height: h }, style: api.style() };
+        },
+      }].concat(chunkSeries, [{ name: "events", type: "scatter", data: marks, z: 5, itemStyle: { color: "#212529" } }]),
+    };
+  }
+
+  window.addEventListener("resize", function () { charts.forEach(function (c) { c.resize(); }); });
+  // Tests and screenshots wait for this: every chart has been drawn once.
+  requestAnimationFrame(function () { requestAnimationFrame(function () { window.omnikReportReady = true; }); });
+  window.omnikCharts = charts.length;
+})();

@@ -1,0 +1,88 @@
+package htmlreport
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/omnik-dev/omnik/modules/omni/record"
+)
+
+// Bounds on what the failures keep, whatever a hostile server sends: distinct messages
+// per kind, and the length of each.
+const (
+	maxMessages      = 20
+	maxMessageLength = 300
+)
+
+// Failure is one error kind: how many, when, and what the messages said.
+type Failure struct {
+	Kind    string    `json:"kind"`
+	Count   int64     `json:"count"`
+	FirstS  Float     `json:"first_s"` // on the run's timeline, when the first ended
+	LastS   Float     `json:"last_s"`
+	Samples []Message `json:"samples"` // the most frequent messages
+	// Other counts the failures whose message was not among the distinct ones kept.
+	Other int64 `json:"other,omitempty"`
+}
+
+// Message is a failure message and how often it came.
+type Message struct {
+	Text  string `json:"message"`
+	Count int64  `json:"count"`
+}
+
+type failures map[string]*failure
+
+type failure struct {
+	Failure
+	messages map[string]int64
+}
+
+func (f failures) add(r *record.Record) {
+	if !r.Failed() {
+		return
+	}
+	at := Float((r.Offset + r.End).Seconds())
+	k := f[r.Err.Kind]
+	if k == nil {
+		k = &failure{Failure: Failure{Kind: r.Err.Kind, FirstS: at, LastS: at}, messages: map[string]int64{}}
+		f[r.Err.Kind] = k
+	}
+	k.Count++
+	k.FirstS, k.LastS = min(k.FirstS, at), max(k.LastS, at)
+	msg := truncate(r.Err.Message, maxMessageLength)
+	if _, ok := k.messages[msg]; ok || len(k.messages) < maxMessages {
+		k.messages[msg]++
+	} else {
+		k.Other++
+	}
+}
+
+// list is every kind, the most frequent first.
+func (f failures) list() []Failure {
+	out := []Failure{}
+	for _, name := range slices.Sorted(maps.Keys(f)) {
+		k := f[name]
+		fl := k.Failure
+		for msg, n := range k.messages {
+			fl.Samples = append(fl.Samples, Message{msg, n})
+		}
+		slices.SortFunc(fl.Samples, func(a, b Message) int { return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Text, b.Text)) })
+		out = append(out, fl)
+	}
+	slices.SortStableFunc(out, func(a, b Failure) int { return cmp.Compare(b.Count, a.Count) })
+	return out
+}
+
+// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
