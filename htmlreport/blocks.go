@@ -41,6 +41,8 @@ func parseBlocks(text string) []Row {
 			rows = append(rows, Row{Kind: kind, Label: titleLine.FindStringSubmatch(line)[1]})
 		case headingLine.MatchString(line):
 			rows = append(rows, Row{Kind: "heading", Label: headingLine.FindStringSubmatch(line)[1]})
+		case strings.HasPrefix(line, "("): // a note on the block above
+			rows = append(rows, Row{Kind: "note", Label: line})
 		case valueLine.MatchString(line):
 			m := valueLine.FindStringSubmatch(line)
 			rows = append(rows, Row{Kind: "row", Label: m[1], Value: m[2]})

@@ -27,7 +27,9 @@ type MergeOptions struct {
 	// warning each: by default their incomplete segments refuse the merge.
 	Partial       bool
 	SummaryExport string
-	NoColor       bool
+	// HTML, when set, is where to write the merged run's HTML report.
+	HTML    string
+	NoColor bool
 
 	Stdout, Stderr io.Writer
 	Log            *slog.Logger
@@ -54,7 +56,7 @@ func Merge(o MergeOptions) (engine.ExitCode, error) {
 	if err != nil {
 		return 0, engine.Invalid(err)
 	}
-	rp := newReporter(ReportOptions{Thresholds: o.Thresholds, SummaryExport: o.SummaryExport, NoColor: o.NoColor,
+	rp := newReporter(ReportOptions{Thresholds: o.Thresholds, SummaryExport: o.SummaryExport, HTML: o.HTML, NoColor: o.NoColor,
 		Stdout: o.Stdout, Stderr: o.Stderr, Log: o.Log})
 	o.Stdout = rp.opts.Stdout
 	merged := *pieces[0].header

@@ -30,6 +30,7 @@ record schemas are refused (exit 104); exit 99 when a threshold fails. docs/dist
 	fs := cmd.Flags()
 	fs.StringArrayVar(&o.Thresholds, "threshold", nil, "threshold EXPR judged besides the script's (repeatable; exit 99 when one fails)")
 	fs.StringVar(&o.SummaryExport, "summary-export", "", "write the merged summary as JSON to FILE (not into the pieces' directory: it would be read as a piece next time)")
+	fs.StringVar(&o.HTML, "html", "", "write the merged run's HTML report to FILE (not into the pieces' directory either)")
 	fs.BoolVar(&o.Partial, "partial", false, "merge pieces that were interrupted or killed too, with a warning each (by default they are refused)")
 	fs.BoolVar(&o.NoColor, "no-color", false, "no colours (NO_COLOR is respected too)")
 	return cmd

@@ -1,0 +1,59 @@
+package testrun
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var reportData = regexp.MustCompile(`(?s)<script type="application/json" id="omnik-data">(.*?)</script>`)
+
+func htmlData(t *testing.T, path string) string {
+	t.Helper()
+	page, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := reportData.FindSubmatch(page)
+	if m == nil {
+		t.Fatalf("%s has no data section", path)
+	}
+	return string(m[1])
+}
+
+// --out html=FILE at the end of a live run writes the report omnik report --html writes
+// from the run's result file: one stream, one report.
+func TestLiveHTMLReportIsTheReportOfItsResultFile(t *testing.T) {
+	t.Parallel()
+	live := runScript(t, mixedScript, Options{Outs: []string{"json=out.ndjson", "html=reports/live.html"}}, nil)
+	if live.code != 0 {
+		t.Fatalf("exit %d:\n%s", live.code, live.log)
+	}
+	if !regexp.MustCompile(`HTML report: \S+live\.html \(\d+\.\d MB\)`).MatchString(live.log) {
+		t.Errorf("the run did not say where the report is and its size:\n%s", live.log)
+	}
+	offline := filepath.Join(live.dir, "offline.html")
+	reportFile(t, filepath.Join(live.dir, "out.ndjson"), ReportOptions{HTML: offline})
+	a, b := htmlData(t, filepath.Join(live.dir, "reports", "live.html")), htmlData(t, offline)
+	if a != b {
+		t.Errorf("the live report's data differs from the re-report's:\n%s", lineDiff(strings.ReplaceAll(a, ",", ",\n"), strings.ReplaceAll(b, ",", ",\n")))
+	}
+	for _, want := range []string{`"Serving Benchmark Result (chat)"`, `"measure":"ttft"`, `"name":"talker"`, `"why":"slowest"`} {
+		if !strings.Contains(a, want) {
+			t.Errorf("the report's data lacks %s", want)
+		}
+	}
+}
+
+func TestOutHTMLNeedsAFile(t *testing.T) {
+	t.Parallel()
+	if _, _, err := splitHTMLOuts([]string{"json=a", "html="}); err == nil {
+		t.Error("html= without a file was accepted")
+	}
+	rest, h, err := splitHTMLOuts([]string{"json=a", "html=b", "csv=c", "html=d"})
+	if err != nil || strings.Join(rest, " ") != "json=a csv=c" || strings.Join(h.paths, " ") != "b d" {
+		t.Errorf("split %v %v %v", rest, h, err)
+	}
+}
