@@ -81,9 +81,9 @@ func (c *Collector) Data(s *metrics.Summary, started time.Time) *Data {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	d := &Data{Schema: Schema, Started: started.UTC(), DurationS: Float(s.TestRunDurationMs / 1000), Records: c.records,
-		Run: s.Run, Thresholds: s.Thresholds, Checks: s.Checks, Failures: c.failures.list(),
-		Timeline: c.timeline.series(time.Duration(s.TestRunDurationMs * float64(time.Millisecond))),
-		Dists:    c.dists.list(), Stages: c.dists.stages(), Waterfalls: c.waterfalls.list()}
+		Run: s.Run, Thresholds: orEmpty(s.Thresholds), Checks: orEmpty(s.Checks), Metrics: []Metric{}, Blocks: []Row{},
+		Failures: c.failures.list(), Timeline: c.timeline.series(time.Duration(s.TestRunDurationMs * float64(time.Millisecond))),
+		Dists: orEmpty(c.dists.list()), Stages: c.dists.stages(), Waterfalls: orEmpty(c.waterfalls.list())}
 	d.Title = title(s.Run)
 	for _, name := range slices.Sorted(maps.Keys(s.Metrics)) {
 		d.Metrics = append(d.Metrics, Metric{name, s.Metrics[name]})
@@ -95,6 +95,14 @@ func (c *Collector) Data(s *metrics.Summary, started time.Time) *Data {
 		}
 	}
 	return d
+}
+
+// orEmpty is s, or an empty slice for nil: the page reads lists, never null.
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 func title(run json.RawMessage) string {
@@ -111,8 +119,12 @@ func title(run json.RawMessage) string {
 func (tl *timeline) series(d time.Duration) Timeline {
 	n := max(len(tl.buckets), int((d+tl.width-1)/tl.width))
 	per := tl.width.Seconds()
-	out := Timeline{BucketS: Float(per), Bands: map[string]Bands{}}
+	out := Timeline{BucketS: Float(per), Bands: map[string]Bands{}, T: []Float{}, Started: []int64{}, Finished: []int64{},
+		Failed: []int64{}, Interrupted: []int64{}, Concurrency: []Float{}, Tokens: []Float{}, Audio: []Float{}}
 	bands := make([]Bands, len(bandMeasures))
+	for k := range bands {
+		bands[k] = Bands{P50: []Float{}, P90: []Float{}, P99: []Float{}}
+	}
 	for i := range n {
 		b := bucket{}
 		if i < len(tl.buckets) {
