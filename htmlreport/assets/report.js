@@ -117,15 +117,21 @@
       xAxis: { type: "value", name: "s", min: 0, max: x.length ? x[x.length - 1] + tl.bucket_s : 1 },
       yAxis: { type: "value", name: yName },
       series: series.map(function (s) {
-        return { name: s.name, type: s.type || "line", showSymbol: false, step: s.step, data: x.map(function (t, i) { return [t, s.data[i]]; }), yAxisIndex: s.axis || 0, areaStyle: s.area, lineStyle: s.lineStyle, connectNulls: false };
+        // A count holds for its whole bucket (a step to the bucket's end); a rate is drawn
+        // at the bucket's middle.
+        var pts = s.step ? x.map(function (t, i) { return [t, s.data[i]]; }) : x.map(function (t, i) { return [t + tl.bucket_s / 2, s.data[i]]; });
+        if (s.step && pts.length) pts.push([x[x.length - 1] + tl.bucket_s, s.data[s.data.length - 1]]);
+        return { name: s.name, type: s.type || "line", showSymbol: false, step: s.step ? "end" : false, data: pts, areaStyle: s.area, lineStyle: s.lineStyle, connectNulls: false };
       }),
     });
   }
-  timeChart("Requests", [
-    { name: "started", data: tl.started, step: "start" },
-    { name: "finished", data: tl.finished, step: "start" },
-    { name: "failed", data: tl.failed, step: "start" },
-  ], "per bucket");
+  var requests = [
+    { name: "started", data: tl.started, step: true },
+    { name: "finished", data: tl.finished, step: true },
+    { name: "failed", data: tl.failed, step: true },
+  ];
+  if (sum(tl.interrupted)) requests.push({ name: "interrupted", data: tl.interrupted, step: true });
+  timeChart("Requests", requests, "per bucket");
   timeChart("Concurrency", [{ name: "requests in flight (mean)", data: tl.concurrency, area: { opacity: 0.15 } }], "requests");
   timeChart("Output tokens", [{ name: "output tokens/s", data: tl.output_tokens_per_s }], "tok/s", "One token per text chunk after the first, as vllm bench serve counts its peak.");
   timeChart("Audio", [{ name: "audio seconds/s", data: tl.audio_s_per_s }], "s/s");
@@ -135,7 +141,7 @@
     var b = tl.latency[m];
     if (!b.p50.some(function (v) { return v !== null; })) return;
     var diff = function (hi, lo) { return hi.map(function (v, i) { return v === null || lo[i] === null ? null : v - lo[i]; }); };
-    var pts = function (a) { return x.map(function (t, i) { return [t, a[i]]; }); };
+    var pts = function (a) { return x.map(function (t, i) { return [t + tl.bucket_s / 2, a[i]]; }); };
     var band = function (name, d, opacity) {
       return { name: name, type: "line", stack: "band", data: pts(d), showSymbol: false, silent: true, lineStyle: { opacity: 0 }, areaStyle: opacity ? { opacity: opacity, color: "#2f6fdb" } : { opacity: 0 }, tooltip: { show: false } };
     };
