@@ -17,8 +17,12 @@ var (
 	echartsLicense string
 	//go:embed assets/NOTICE-echarts
 	echartsNotice string
+	//go:embed assets/common.js
+	commonJS string
 	//go:embed assets/report.js
 	reportJS string
+	//go:embed assets/compare.js
+	compareJS string
 	//go:embed assets/report.css
 	reportCSS string
 )
@@ -28,30 +32,50 @@ const echartsVersion = "6.1.0"
 // WriteHTML writes the report page: the data and every script inline, so the file opens
 // from disk with no network.
 func (d *Data) WriteHTML(w io.Writer) error {
-	payload, err := json.Marshal(d) // escapes <, > and &: no "</script>" can end the data early
+	payload, err := json.Marshal(d)
 	if err != nil {
 		return err
 	}
+	return writePage(w, page{title: "omnik report: " + d.Title, payload: payload, script: reportJS, nav: [][2]string{
+		{"overview", "Overview"}, {"thresholds", "Thresholds"}, {"failures", "Failures"}, {"time", "Over time"},
+		{"distributions", "Distributions"}, {"stages", "Stages"}, {"waterfalls", "Waterfalls"},
+		{"blocks", "Serving/Stage blocks"}, {"metrics", "Metrics"}, {"run", "Run"}}})
+}
+
+// page is what differs between the report and the comparison page.
+type page struct {
+	title   string
+	payload []byte // the data section's JSON: json.Marshal escapes <, > and &, so no "</script>" ends it early
+	script  string // draws the page from the data section
+	nav     [][2]string
+}
+
+func writePage(w io.Writer, p page) error {
 	var b strings.Builder
-	b.Grow(len(echartsJS) + len(payload) + 64<<10)
+	b.Grow(len(echartsJS) + len(p.payload) + 64<<10)
 	b.WriteString(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>omnik report: ` + html.EscapeString(d.Title) + `</title>
+<title>` + html.EscapeString(p.title) + `</title>
 <style>` + reportCSS + `</style>
 </head><body>
 <header><h1 id="title"></h1><div class="meta" id="meta"></div></header>
-<nav><a href="#overview">Overview</a><a href="#thresholds">Thresholds</a><a href="#failures">Failures</a><a href="#time">Over time</a><a href="#distributions">Distributions</a><a href="#stages">Stages</a><a href="#waterfalls">Waterfalls</a><a href="#blocks">Serving/Stage blocks</a><a href="#metrics">Metrics</a><a href="#run">Run</a></nav>
+<nav>`)
+	for _, l := range p.nav {
+		b.WriteString(`<a href="#` + l[0] + `">` + html.EscapeString(l[1]) + `</a>`)
+	}
+	b.WriteString(`</nav>
 <main id="app"></main>
 <footer>Made by omnik. Charts drawn by Apache ECharts ` + echartsVersion + `, embedded under the Apache License 2.0:
 <details><summary>ECharts license and notice</summary><pre>` + html.EscapeString(echartsNotice+"\n"+echartsLicense) + `</pre></details></footer>
 <script type="application/json" id="omnik-data">`)
-	b.Write(payload)
+	b.Write(p.payload)
 	b.WriteString("</script>\n<script>")
 	b.WriteString(echartsJS)
 	b.WriteString("</script>\n<script>")
-	b.WriteString(reportJS)
+	b.WriteString(commonJS)
+	b.WriteString(p.script)
 	b.WriteString("</script>\n</body></html>\n")
-	_, err = io.WriteString(w, b.String())
+	_, err := io.WriteString(w, b.String())
 	return err
 }
