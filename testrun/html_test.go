@@ -57,3 +57,30 @@ func TestOutHTMLNeedsAFile(t *testing.T) {
 		t.Errorf("split %v %v %v", rest, h, err)
 	}
 }
+
+// Neither the report nor the result file holds a credential: the target's user info
+// and secret query parameters are redacted, the API key is never written.
+func TestReportHoldsNoCredential(t *testing.T) {
+	t.Parallel()
+	script := strings.Replace(mixedScript, "export const options = {", "export const options = {\n  omni: { apiKey: 'sk-omni-secret-1' },", 1)
+	live := runScript(t, script, Options{Outs: []string{"json=out.ndjson", "html=r.html"}}, nil)
+	for _, f := range []string{"out.ndjson", "r.html"} {
+		b, err := os.ReadFile(filepath.Join(live.dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "sk-omni-secret-1") {
+			t.Errorf("%s holds the API key", f)
+		}
+	}
+	for raw, want := range map[string]string{
+		"http://user:pw@gpu-host:8000":             "http://REDACTED@gpu-host:8000",
+		"https://gpu-host/v1?api_key=k1&region=eu": "https://gpu-host/v1?api_key=REDACTED&region=eu",
+		"http://gpu-host:8000":                     "http://gpu-host:8000",
+		"http://[::1]:namedport":                   "(unparsable URL)",
+	} {
+		if got := redactTarget(raw); got != want {
+			t.Errorf("redactTarget(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}
