@@ -12,8 +12,9 @@ import (
 // Stage blocks, without keeping them: counts and totals are sums, every distribution is
 // a series fed from the record's measures (record.Measures, as the omni metrics are),
 // goodput and continuity are judged as records arrive, and the 1-second peaks come from
-// per-millisecond counters (see timeline). Its memory is bounded by the budget, plus 8 kB
-// per second of the run for the peaks. It is not safe for concurrent use.
+// the events of each second by millisecond (see timeline). Its memory is bounded by the
+// budget, plus for the peaks 2 bytes an event (an output token, a start, an end) of each
+// second, at most 8 kB a second. It is not safe for concurrent use.
 type Accumulator struct {
 	opts Options
 

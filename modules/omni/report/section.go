@@ -44,7 +44,8 @@ func (o SectionOptions) aggregate() Options {
 // Section is the Serving/Stage Benchmark Result view of a run's record stream: a
 // record.Subscriber that folds each request into the whole run's Accumulator (and its
 // scenario's), and the metrics.Section the summary prints. Its memory stays bounded over
-// a soak test; only SectionOptions.Detailed keeps records.
+// a soak test but for the peaks' events (see Accumulator); only SectionOptions.Detailed
+// keeps records.
 type Section struct {
 	opts SectionOptions
 
