@@ -69,8 +69,8 @@ func (c *msCounts) add(kind, i int) {
 	}
 }
 
-func newTimeline() timeline {
-	return timeline{first: math.MaxInt64, last: math.MinInt64, seconds: map[int64]*second{}}
+func newTimeline() *timeline {
+	return &timeline{first: math.MaxInt64, last: math.MinInt64, seconds: map[int64]*second{}}
 }
 
 // event counts one event of kind in the millisecond holding t.
@@ -118,15 +118,20 @@ func (tl *timeline) add(r *record.Record) {
 }
 
 // peaks returns the largest number of output tokens and of active requests in one of the
-// ceil(last − first) + 1 one-second buckets from t0; tokens outside them are not counted.
-// Only the buckets that saw an event are kept, so a run's span, however long, costs
-// nothing: between them the active count does not change.
-func (tl *timeline) peaks() (tokens float64, concurrency int) {
-	if tl.first > tl.last {
+// ceil(last − first) + 1 one-second buckets from t0 of the requests of the timelines
+// together, as one timeline of them all would; tokens outside the buckets are not
+// counted. Only the buckets that saw an event are kept, so a run's span, however long,
+// costs nothing: between them the active count does not change.
+func peaks(tls ...*timeline) (tokens float64, concurrency int) {
+	first, last := time.Duration(math.MaxInt64), time.Duration(math.MinInt64)
+	for _, tl := range tls {
+		first, last = min(first, tl.first), max(last, tl.last)
+	}
+	if first > last {
 		return 0, 0
 	}
-	n := int64((tl.last-tl.first+time.Second-1)/time.Second) + 1
-	t0 := floorDiv(int64(tl.first), int64(time.Millisecond))
+	n := int64((last-first+time.Second-1)/time.Second) + 1
+	t0 := floorDiv(int64(first), int64(time.Millisecond))
 	tok, active := map[int64]int{}, map[int64]int{}
 	// bucket returns the bucket of millisecond i of second sec, ok false outside them.
 	// Every start is at or after t0, so no change in active requests falls before
@@ -135,31 +140,33 @@ func (tl *timeline) peaks() (tokens float64, concurrency int) {
 		b := floorDiv(sec*1000+int64(i)-t0, 1000)
 		return b, b >= 0 && b < n
 	}
-	for sec, s := range tl.seconds {
-		if c := s.counts; c != nil {
-			for i := range c.tokens {
-				if c.tokens[i] == 0 && c.active[i] == 0 {
-					continue
+	for _, tl := range tls {
+		for sec, s := range tl.seconds {
+			if c := s.counts; c != nil {
+				for i := range c.tokens {
+					if c.tokens[i] == 0 && c.active[i] == 0 {
+						continue
+					}
+					if b, ok := bucket(sec, i); ok {
+						tok[b] += int(c.tokens[i])
+						active[b] += int(c.active[i])
+					}
 				}
-				if b, ok := bucket(sec, i); ok {
-					tok[b] += int(c.tokens[i])
-					active[b] += int(c.active[i])
-				}
-			}
-			continue
-		}
-		for _, e := range s.events {
-			b, ok := bucket(sec, int(e%1000))
-			if !ok {
 				continue
 			}
-			switch e / 1000 {
-			case eventToken:
-				tok[b]++
-			case eventStart:
-				active[b]++
-			case eventStop:
-				active[b]--
+			for _, e := range s.events {
+				b, ok := bucket(sec, int(e%1000))
+				if !ok {
+					continue
+				}
+				switch e / 1000 {
+				case eventToken:
+					tok[b]++
+				case eventStart:
+					active[b]++
+				case eventStop:
+					active[b]--
+				}
 			}
 		}
 	}

@@ -28,7 +28,7 @@ func countsPeaks(recs []*record.Record) (float64, int) {
 			s.events = nil
 		}
 	}
-	return tl.peaks()
+	return peaks(tl)
 }
 
 // randomLoad is n requests over spanMS from startMS, a few bursts dense enough for a
@@ -128,5 +128,39 @@ func TestTimelineFootprint(t *testing.T) {
 	}
 	if r := b.Result(time.Second); r.PeakOutputTokens != 50_000 || r.PeakConcurrency != 5000 {
 		t.Errorf("heavy second's peaks = %v, %d; want 50000, 5000", r.PeakOutputTokens, r.PeakConcurrency)
+	}
+}
+
+// With several scenarios each event is kept once, in its scenario's timeline (or the
+// section's own, for a request of no listed scenario), and the whole run's peaks are
+// those one timeline of every request gives.
+func TestSectionKeepsEachEventOnce(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(10) {
+		r := rand.New(rand.NewPCG(seed, 23))
+		recs := randomLoad(r, 300, 0, 20000)
+		names := []string{"chat", "tts", "", "unlisted"}
+		s := NewSection(SectionOptions{Scenarios: []string{"chat", "tts", "idle"}})
+		whole := NewAccumulator(Options{})
+		for _, q := range recs {
+			q.Scenario = names[r.IntN(len(names))]
+			s.Add(q)
+			whole.Add(q)
+		}
+		if s.all.acc.timeline != nil {
+			t.Fatal("the whole run keeps events of its own")
+		}
+		kept := s.others.footprint()
+		for _, sp := range s.byScenario {
+			kept += sp.acc.timeline.footprint()
+		}
+		if alone := whole.timeline.footprint(); kept > 2*alone {
+			t.Errorf("seed %d: the scenarios keep %d bytes of events, one timeline of them all %d", seed, kept, alone)
+		}
+		got, want := s.all.acc.Result(0), whole.Result(0)
+		if got.PeakOutputTokens != want.PeakOutputTokens || got.PeakConcurrency != want.PeakConcurrency {
+			t.Errorf("seed %d: whole run's peaks %v, %d; one timeline gives %v, %d", seed,
+				got.PeakOutputTokens, got.PeakConcurrency, want.PeakOutputTokens, want.PeakConcurrency)
+		}
 	}
 }
