@@ -163,7 +163,12 @@ func (rd *resultReader) bad(reason string) {
 
 func (rd *resultReader) line(b []byte, complete bool) error {
 	var l resultLine
-	err := json.Unmarshal(b, &l)
+	var err error
+	if typ, data, ok := entryLine(b); ok {
+		l.Type, l.Data = typ, data
+	} else {
+		err = json.Unmarshal(b, &l)
+	}
 	switch {
 	case rd.lineNo == 1 && (err != nil || l.Type == ""):
 		return errNotFirst
@@ -185,6 +190,51 @@ func (rd *resultReader) line(b []byte, complete bool) error {
 	}
 	return nil
 }
+
+// The two keys of an entry line as the json output writes them, and sorted.
+var (
+	typeFirst, dataAfterType = []byte(`{"type":"`), []byte(`","data":`)
+	dataFirst, typeAfterData = []byte(`{"data":`), []byte(`,"type":"`)
+)
+
+// entryLine splits a line of exactly a type and a data key, {"type":"T","data":D} as the
+// json output writes Run, Record and End entries, or {"data":D,"type":"T"}, so that D is
+// scanned once rather than decoded into a copy, then decoded again. ok is false for any
+// other line, which json.Unmarshal reads instead: T must be plain printable ASCII, and
+// D one JSON value without surrounding space, so the line is that object and decodes
+// to what entryLine returns.
+func entryLine(b []byte) (typ string, data []byte, ok bool) {
+	var t []byte
+	switch {
+	case bytes.HasPrefix(b, typeFirst):
+		rest := b[len(typeFirst):]
+		end := bytes.IndexByte(rest, '"')
+		if end < 0 || !bytes.HasPrefix(rest[end:], dataAfterType) || !bytes.HasSuffix(rest, []byte("}")) {
+			return "", nil, false
+		}
+		t, data = rest[:end], rest[end+len(dataAfterType):len(rest)-1]
+	case bytes.HasPrefix(b, dataFirst) && bytes.HasSuffix(b, []byte(`"}`)):
+		rest := b[len(dataFirst) : len(b)-2]
+		start := bytes.LastIndexByte(rest, '"')
+		if start < 0 || !bytes.HasSuffix(rest[:start+1], typeAfterData) {
+			return "", nil, false
+		}
+		t, data = rest[start+1:], rest[:start+1-len(typeAfterData)]
+	default:
+		return "", nil, false
+	}
+	for _, c := range t {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return "", nil, false
+		}
+	}
+	if len(data) == 0 || isJSONSpace(data[0]) || isJSONSpace(data[len(data)-1]) || !json.Valid(data) {
+		return "", nil, false
+	}
+	return string(t), data, true
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 func (rd *resultReader) declare(data json.RawMessage) {
 	var d metricData

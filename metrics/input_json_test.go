@@ -120,3 +120,63 @@ func FuzzReadResults(f *testing.F) {
 		_, _ = readResults(bytes.NewReader(data), NewRegistry(), &c, 1024)
 	})
 }
+
+// Entry lines as the json output writes them, and with their keys sorted, are split
+// without being decoded; anything else is left to json.Unmarshal.
+func TestEntryLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		line, typ, data string
+		ok              bool
+	}{
+		{`{"type":"Record","data":{"a":[1,2,{"b":"}"}]}}`, "Record", `{"a":[1,2,{"b":"}"}]}`, true},
+		{`{"data":{"a":"\",\"type\":\"x"},"type":"Record"}`, "Record", `{"a":"\",\"type\":\"x"}`, true},
+		{`{"type":"End","data":null}`, "End", "null", true},
+		{`{"data":1,"type":""}`, "", "1", true},
+		{runLine, "Run", `{"schema":"x"}`, true},
+		{metricLine, "", "", false},
+		{pointLine, "", "", false},
+		{`{"type":"Record","data":1,"type":"End"}`, "", "", false},
+		{`{"data":1,"type":"x","type":"Record"}`, "", "", false},
+		{`{"type":"Record","data": 1}`, "", "", false},
+		{`{"type":"Rec\u006frd","data":1}`, "", "", false},
+		{`{"type":"Record","data":{"a":1}`, "", "", false},
+		{`{"type":"Record","data":}`, "", "", false},
+		{`{"type":"Record"}`, "", "", false},
+		{`{"data":{},"type":"Record"} `, "", "", false},
+	}
+	for _, tc := range tests {
+		typ, data, ok := entryLine([]byte(tc.line))
+		if ok != tc.ok || typ != tc.typ || string(data) != tc.data {
+			t.Errorf("entryLine(%s) = %q, %s, %v; want %q, %s, %v", tc.line, typ, data, ok, tc.typ, tc.data, tc.ok)
+		}
+	}
+	var buf bytes.Buffer
+	if err := (&jsonEncoder{}).entry(&buf, Entry{Type: "Record", Data: map[string]any{"x": []int{1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := entryLine(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))); !ok {
+		t.Errorf("the json output's entry line %s is not split", buf.Bytes())
+	}
+}
+
+// A line entryLine splits decodes to what it says.
+func FuzzEntryLine(f *testing.F) {
+	for _, s := range []string{runLine, metricLine, pointLine, `{"data":{"a":"b"},"type":"Record"}`,
+		`{"type":"Record","data":1,"type":"End"}`, `{"data":1,"type":"x","type":"Record"}`, `{"type":"End","data":null}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		typ, data, ok := entryLine(b)
+		if !ok {
+			return
+		}
+		var l resultLine
+		if err := json.Unmarshal(b, &l); err != nil {
+			t.Fatalf("entryLine split %q, which does not decode: %v", b, err)
+		}
+		if l.Type != typ || !bytes.Equal(l.Data, data) || l.Metric != "" {
+			t.Fatalf("entryLine(%q) = %q, %q; it decodes to %q, %q, metric %q", b, typ, data, l.Type, l.Data, l.Metric)
+		}
+	})
+}

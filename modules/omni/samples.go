@@ -71,7 +71,7 @@ func (m *Metrics) View(out metrics.Collector) record.Subscriber {
 func (m *Metrics) samples(r *record.Record) []metrics.Sample {
 	now := r.Start.Add(r.End)
 	tags := metrics.NewTagSet(r.Tags).With("endpoint", r.Endpoint).With("status", strconv.Itoa(r.Status))
-	out := make([]metrics.Sample, 0, 16+len(r.TextChunks))
+	out := make([]metrics.Sample, 0, sampleCount(r))
 	add := func(m *metrics.Metric, t *metrics.TagSet, v float64) {
 		out = append(out, metrics.Sample{Metric: m, Tags: t, Time: now, Value: v, Metadata: r.Metadata})
 	}
@@ -109,6 +109,20 @@ func (m *Metrics) samples(r *record.Record) []metrics.Sample {
 		}
 	}
 	return out
+}
+
+// sampleCount is about how many samples a record becomes: the counters and one per
+// measure, ITL entry (one per text chunk but for a chunk of several tokens), utterance
+// and stage list entry, so their slice is allocated once.
+func sampleCount(r *record.Record) int {
+	n := 8 + len(record.Measures) + len(r.TextChunks) + 2*len(r.Utterances)
+	for _, st := range r.Stages {
+		n += len(record.StageMeasures)
+		for _, l := range st.Lists {
+			n += len(l)
+		}
+	}
+	return n
 }
 
 // tagged is the tags with the modality ("" for none), made once per record.

@@ -1,10 +1,12 @@
 package omni
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/omnik-dev/omnik/metrics"
+	"github.com/omnik-dev/omnik/modules/omni/chunk"
 	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
@@ -39,5 +41,38 @@ export default async function () {
 	sent, received := k.values("data_sent", "", ""), k.values("data_received", "", "")
 	if len(sent) != 1 || sent[0] < float64(len(`{"messages":[{"role":"user","content":"hi"}]}`)) || len(received) != 1 || received[0] < 100 {
 		t.Errorf("data_sent %v data_received %v", sent, received)
+	}
+}
+
+// The samples of a record fit the slice sampleCount sizes, so it is allocated once.
+func TestSampleCountHoldsARecordsSamples(t *testing.T) {
+	t.Parallel()
+	m := RegisterMetrics(metrics.NewRegistry())
+	r := &record.Record{Endpoint: record.EndpointChat, Status: 200, Start: time.Now(), IntendedStart: time.Now(),
+		End: time.Second, Usage: record.Usage{Prompt: 10, Completion: 48}}
+	for i := range 48 {
+		r.TextChunks = append(r.TextChunks, record.TextChunk{At: time.Duration(80+5*i) * time.Millisecond, Bytes: 5, Tokens: -1})
+	}
+	r.AudioChunks = []record.AudioChunk{{At: 200 * time.Millisecond, Bytes: 9600, Frames: 4800}}
+	r.Audio = record.Audio{Format: "pcm", SampleRate: 24000, Channels: 1, FrameBytes: 2, Frames: 4800, Bytes: 9600, Seconds: 0.2}
+	for i := range 3 {
+		at := time.Duration(i+1) * 100 * time.Millisecond
+		r.Utterances = append(r.Utterances, record.Utterance{Index: i, Start: at, Ready: at, FirstAudio: at + 50*time.Millisecond,
+			Done: at + 90*time.Millisecond, Frames: 2400, Seconds: 0.1})
+	}
+	values := map[string]float64{}
+	for _, k := range []string{"stage_gen_time_ms", "postprocess_time_ms", "serving_time_to_first_output_ms", "vllm_ttft_ms",
+		"vllm_tpot_ms", "vllm_itl_ms", "time_per_output_unit_ms", "inter_output_latency_ms", "audio_rtf", "audio_duration_s"} {
+		values[k] = 5
+	}
+	values["output_unit_count"] = 48
+	gaps := make([]float64, 47)
+	r.Stages = map[string]chunk.Stage{}
+	for id, name := range []string{"thinker", "talker", "code2wav"} {
+		r.Stages[strconv.Itoa(id)] = chunk.Stage{ID: id, Name: name, OutputUnitType: "text", FinalOutputType: "text", Values: values,
+			Lists: map[string][]float64{"vllm_itls_ms": gaps, "inter_output_latencies_ms": gaps}}
+	}
+	if got, size := len(m.samples(r)), sampleCount(r); got > size {
+		t.Errorf("the record became %d samples; sampleCount sized %d", got, size)
 	}
 }

@@ -12,8 +12,9 @@ import (
 // Stage blocks, without keeping them: counts and totals are sums, every distribution is
 // a series fed from the record's measures (record.Measures, as the omni metrics are),
 // goodput and continuity are judged as records arrive, and the 1-second peaks come from
-// per-millisecond counters (see timeline). Its memory is bounded by the budget, plus 8 kB
-// per second of the run for the peaks. It is not safe for concurrent use.
+// the events of each second by millisecond (see timeline). Its memory is bounded by the
+// budget, plus for the peaks 2 bytes an event (an output token, a start, an end) of each
+// second, at most 8 kB a second. It is not safe for concurrent use.
 type Accumulator struct {
 	opts Options
 
@@ -26,8 +27,11 @@ type Accumulator struct {
 	audioSeconds            float64 // summed in arrival order, as the reference sums its list
 	audioFrames, pixels     int64
 	lists                   []list
-	timeline                timeline
-	stages                  map[int]*stageAccumulator
+	// timeline is nil when the requests' events are in others' timelines: peaksOf, whose
+	// union the requests are.
+	timeline *timeline
+	peaksOf  []*timeline
+	stages   map[int]*stageAccumulator
 }
 
 // list is one distribution of the global blocks and the measure that fills it.
@@ -43,7 +47,17 @@ var globalLists = []string{"e2el", "ttft", "ttfc", "tpot", "itl", "audio_ttfp", 
 // NewAccumulator returns an empty Accumulator. opts are fixed here because requests are
 // judged against the SLOs and the continuity threshold as they arrive.
 func NewAccumulator(opts Options) *Accumulator {
-	a := &Accumulator{opts: opts, timeline: newTimeline(), stages: map[int]*stageAccumulator{}}
+	tl := newTimeline()
+	a := newAccumulator(opts, []*timeline{tl})
+	a.timeline = tl
+	return a
+}
+
+// newAccumulator returns an empty Accumulator that keeps no events of its own: its
+// peaks are those of the requests of the timelines together, which its owner fills
+// with the successful requests it adds, each in one of them.
+func newAccumulator(opts Options, peaksOf []*timeline) *Accumulator {
+	a := &Accumulator{opts: opts, peaksOf: peaksOf, stages: map[int]*stageAccumulator{}}
 	for _, name := range globalLists {
 		a.lists = append(a.lists, list{record.MeasureNamed(name), newSeries(opts.TrendBudget)})
 	}
@@ -83,7 +97,9 @@ func (a *Accumulator) Add(r *record.Record) {
 	if isGood(r, a.opts.Goodput) {
 		a.good++
 	}
-	a.timeline.add(r)
+	if a.timeline != nil {
+		a.timeline.add(r)
+	}
 	for _, id := range r.StageIDs() {
 		a.stage(r.Stages[id].ID).add(r.Stages[id])
 	}
@@ -143,7 +159,7 @@ func (a *Accumulator) Result(duration time.Duration) *Result {
 		r.AvgPixels = float64(a.pixels) / float64(r.Images)
 	}
 	r.MeanDenoiseStepMS = a.dist("denoise_step", nil, 1).Mean
-	r.PeakOutputTokens, r.PeakConcurrency = a.timeline.peaks()
+	r.PeakOutputTokens, r.PeakConcurrency = peaks(a.peaksOf...)
 
 	r.E2EL = a.dist("e2el", ps, 1)
 	r.TTFT = a.dist("ttft", ps, 1)

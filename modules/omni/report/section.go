@@ -44,7 +44,8 @@ func (o SectionOptions) aggregate() Options {
 // Section is the Serving/Stage Benchmark Result view of a run's record stream: a
 // record.Subscriber that folds each request into the whole run's Accumulator (and its
 // scenario's), and the metrics.Section the summary prints. Its memory stays bounded over
-// a soak test; only SectionOptions.Detailed keeps records.
+// a soak test but for the peaks' events (see Accumulator); only SectionOptions.Detailed
+// keeps records.
 type Section struct {
 	opts SectionOptions
 
@@ -52,9 +53,13 @@ type Section struct {
 	all *span
 	// byScenario is nil for a run of one scenario: its block is the whole run's.
 	byScenario map[string]*span
-	starts     map[string]time.Duration // scenario starts on the run's timeline
-	seen       map[string]bool          // scenarios that made requests
-	ends       map[string]time.Duration // where arrival-rate scenarios' schedules ended on it
+	// others has the peaks' events of the requests of no scenario in byScenario; the
+	// whole run's peaks are those of the scenarios' timelines and others together, so
+	// each event is kept once. nil with byScenario.
+	others *timeline
+	starts map[string]time.Duration // scenario starts on the run's timeline
+	seen   map[string]bool          // scenarios that made requests
+	ends   map[string]time.Duration // where arrival-rate scenarios' schedules ended on it
 	// failures counts failed requests by error kind: the reference prints only a total,
 	// which says nothing about why a run against a dead server failed.
 	failures map[string]int
@@ -69,19 +74,28 @@ type span struct {
 
 // NewSection returns an empty Section.
 func NewSection(opts SectionOptions) *Section {
-	s := &Section{opts: opts, all: newSpan(opts), starts: map[string]time.Duration{},
+	s := &Section{opts: opts, starts: map[string]time.Duration{},
 		ends: map[string]time.Duration{}, seen: map[string]bool{}, failures: map[string]int{}}
-	if len(opts.Scenarios) > 1 {
-		s.byScenario = map[string]*span{}
-		for _, name := range opts.Scenarios {
-			s.byScenario[name] = newSpan(opts)
+	if len(opts.Scenarios) <= 1 {
+		s.all = newSpan(NewAccumulator(opts.aggregate()))
+		return s
+	}
+	s.byScenario = map[string]*span{}
+	s.others = newTimeline()
+	tls := []*timeline{s.others}
+	for _, name := range opts.Scenarios {
+		if s.byScenario[name] == nil {
+			sp := newSpan(NewAccumulator(opts.aggregate()))
+			s.byScenario[name] = sp
+			tls = append(tls, sp.acc.timeline)
 		}
 	}
+	s.all = newSpan(newAccumulator(opts.aggregate(), tls))
 	return s
 }
 
-func newSpan(opts SectionOptions) *span {
-	return &span{acc: NewAccumulator(opts.aggregate()), first: math.MaxInt64, last: math.MinInt64}
+func newSpan(acc *Accumulator) *span {
+	return &span{acc: acc, first: math.MaxInt64, last: math.MinInt64}
 }
 
 func (sp *span) add(r *record.Record) {
@@ -114,6 +128,9 @@ func (s *Section) Add(r *record.Record) {
 	s.seen[r.Scenario] = true
 	if sp := s.byScenario[r.Scenario]; sp != nil {
 		sp.add(r)
+	} else if s.others != nil && r.OK() {
+		// As Accumulator.Add counts a request in its peaks.
+		s.others.add(r)
 	}
 	if r.Failed() {
 		s.failures[r.Err.Kind]++
