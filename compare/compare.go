@@ -27,9 +27,9 @@ type Row struct {
 	ErrorBound float64
 }
 
-// Compare sets base and new side by side. A count one run lacks is zero there (a
-// counter of nothing, no failure of that kind); any other statistic one run lacks is
-// absent from its side.
+// Compare sets base (BASE) and next (NEW) side by side. A count one run lacks is zero
+// there (a counter of nothing, no failure of that kind); any other statistic one run
+// lacks is absent from its side.
 func Compare(base, next *Input) *Comparison {
 	c := &Comparison{Base: base, New: next, Warnings: warnings(base, next)}
 	var stats []Stat

@@ -59,11 +59,19 @@ func warnings(base, next *Input) []Warning {
 	if ma, mb := base.model(), next.model(); ma != mb {
 		add(false, "model differs: %s → %s", modelName(ma), modelName(mb))
 	}
-	for _, s := range sides {
-		if names, bound := approximate(s.in); bound > 0 {
-			add(false, "%s's medians and percentiles of %s are approximate (HDR histograms, relative error ≤ %.3g%%): smaller changes are noise",
-				s.name, list(names), bound*100)
+	approx := func(whose string, names []string, bound float64) {
+		if bound > 0 {
+			add(false, "%s medians and percentiles of %s are approximate (HDR histograms, relative error ≤ %.3g%%): smaller changes are noise",
+				whose, list(names), bound*100)
 		}
+	}
+	na, ba := approximate(base)
+	nb, bb := approximate(next)
+	if ba == bb && slices.Equal(na, nb) {
+		approx("both runs'", na, ba)
+	} else {
+		approx("BASE's", na, ba)
+		approx("NEW's", nb, bb)
 	}
 	return w
 }

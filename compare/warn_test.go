@@ -95,4 +95,9 @@ func TestWarningsOfWhatTheSummarySays(t *testing.T) {
 	if got := texts(warnings(old, described(nil))); !slices.Equal(got, want) {
 		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	// Said once when both runs are as approximate.
+	both := "both runs' medians and percentiles of e2el, ttft and the Serving and Stage blocks are approximate (HDR histograms, relative error ≤ 0.2%): smaller changes are noise"
+	if got := texts(warnings(old, old)); !slices.Contains(got, both) || len(got) != 3 {
+		t.Errorf("warnings:\n%s\nwant one of:\n%s", strings.Join(got, "\n"), both)
+	}
 }
