@@ -86,7 +86,7 @@ func TestCompareRuns(t *testing.T) {
 		// The export is indented, the run block's raw settings with it.
 		ra, _ := json.Marshal(a.Run)
 		rb, _ := json.Marshal(b.Run)
-		if a.Format != ResultFile || b.Format != SummaryExport || !reflect.DeepEqual(a.Stats, b.Stats) || string(ra) != string(rb) {
+		if a.Format != ResultFile || b.Format != SummaryExport || !reflect.DeepEqual(a.Stats, b.Stats) || !reflect.DeepEqual(a.Metrics, b.Metrics) || string(ra) != string(rb) {
 			t.Errorf("%s (%s) and %s (%s) differ", results, a.Format, summary, b.Format)
 		}
 		for _, key := range []string{"serving.completed", "serving[chat].completed", "stage[chat/thinker].mean_stage_gen_time_ms", "ttft.p99", "requests.count"} {

@@ -45,6 +45,8 @@ type Input struct {
 	Run *testrun.RunAbout
 	// Stats are the run's statistics by key.
 	Stats map[string]Stat
+	// Metrics are the summary's metrics as it holds them, for views that draw them.
+	Metrics map[string]*metrics.MetricSummary
 	// modelID is the Serving block's model_id, the model when Run's env names none.
 	modelID string
 }
@@ -129,7 +131,7 @@ func decode(path string, format Format, data []byte) (*Input, error) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, engine.Invalid(fmt.Errorf("%s: not a summary export: %w", path, err))
 	}
-	in := &Input{Path: path, Format: format, Run: s.Run, Stats: map[string]Stat{}}
+	in := &Input{Path: path, Format: format, Run: s.Run, Stats: map[string]Stat{}, Metrics: s.Metrics}
 	for name, m := range s.Metrics {
 		in.add(metricStats(name, m)...)
 	}
