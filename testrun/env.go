@@ -9,21 +9,21 @@ import (
 	"github.com/omnik-dev/omnik/modules/httpdebug"
 )
 
-// runEnv says where and how a run ran, for the HTML report and omnik compare: which
+// RunEnv says where and how a run ran, for the HTML report and omnik compare: which
 // omnik, which target and model, which load. It never holds a credential: the target's
 // user info and secret query parameters are redacted, scenario env is left out.
-type runEnv struct {
+type RunEnv struct {
 	Omnik     string        `json:"omnik_version"`
 	Go        string        `json:"go_version"`
 	Platform  string        `json:"platform"`
 	Target    string        `json:"target,omitempty"`
 	Simulated bool          `json:"simulated,omitempty"`
 	Model     string        `json:"model,omitempty"` // "" when the server's first model was used
-	Scenarios []scenarioEnv `json:"scenarios"`
+	Scenarios []ScenarioEnv `json:"scenarios"`
 }
 
-// scenarioEnv is one scenario's load: its executor and that executor's settings.
-type scenarioEnv struct {
+// ScenarioEnv is one scenario's load: its executor and that executor's settings.
+type ScenarioEnv struct {
 	Name     string          `json:"name"`
 	Executor string          `json:"executor"`
 	VUs      int64           `json:"vus"`
@@ -31,15 +31,15 @@ type scenarioEnv struct {
 	Config   json.RawMessage `json:"config,omitempty"` // options.scenarios[name] without env
 }
 
-func (t *Test) env(plan *engine.ExecutionPlan) *runEnv {
+func (t *Test) env(plan *engine.ExecutionPlan) *RunEnv {
 	cfg := t.module.Config()
-	e := &runEnv{Omnik: t.opts.Version, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
-		Target: redactTarget(cfg.BaseURL), Simulated: t.opts.Omni.Mock != nil, Model: cfg.Model, Scenarios: []scenarioEnv{}}
+	e := &RunEnv{Omnik: t.opts.Version, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
+		Target: redactTarget(cfg.BaseURL), Simulated: t.opts.Omni.Mock != nil, Model: cfg.Model, Scenarios: []ScenarioEnv{}}
 	if e.Omnik == "" {
 		e.Omnik = "dev"
 	}
 	for _, sc := range plan.Scenarios {
-		s := scenarioEnv{Name: sc.Name, Executor: sc.Executor, VUs: sc.VUs, MaxVUs: sc.MaxVUs}
+		s := ScenarioEnv{Name: sc.Name, Executor: sc.Executor, VUs: sc.VUs, MaxVUs: sc.MaxVUs}
 		if sc.Config != nil {
 			c := *sc.Config
 			c.Env = nil
@@ -58,18 +58,18 @@ func redactTarget(raw string) string {
 	return httpdebug.RedactURL(u)
 }
 
-// runAbout is the summary's run block: what omnik compare needs to say whether two runs
-// compare, from the run header.
-type runAbout struct {
+// RunAbout is the summary's run block (metrics.Summary.Run): what omnik compare needs to
+// say whether two runs compare, from the run header.
+type RunAbout struct {
 	Script        string  `json:"script,omitempty"`
 	ScriptSHA256  string  `json:"script_sha256,omitempty"`
 	OptionsSHA256 string  `json:"options_sha256,omitempty"`
 	RunID         string  `json:"run_id,omitempty"`
-	Env           *runEnv `json:"env,omitempty"`
+	Env           *RunEnv `json:"env,omitempty"`
 }
 
 func (h *runHeader) about() json.RawMessage {
-	a := runAbout{Script: h.Script, Env: h.Env}
+	a := RunAbout{Script: h.Script, Env: h.Env}
 	if p := h.Piece; p != nil {
 		a.ScriptSHA256, a.OptionsSHA256, a.RunID = p.ScriptSHA256, p.OptionsSHA256, p.RunID
 	}

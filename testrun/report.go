@@ -95,10 +95,21 @@ func (rp *reporter) read(path string, header *runHeader, shift time.Duration) er
 	return nil
 }
 
-// finish closes the stream, places the scenarios on the timeline and prints and
-// exports the summary.
+// finish prints and exports the summary of what was read, and writes its HTML report.
 func (rp *reporter) finish() (engine.ExitCode, error) {
 	o := rp.opts
+	summary, ev := rp.summarize()
+	rp.html.write(summary, rp.header.Origin, o.Log)
+	exportSummary(summary, o.SummaryExport, o.Log)
+	if err := summary.WriteText(o.Stdout); err != nil {
+		return 0, err
+	}
+	return engine.ExitCodeFor(engine.Result{}, ev.Passed(), nil), nil
+}
+
+// summarize closes the stream, places the scenarios on the timeline and judges the
+// thresholds on the views' final state.
+func (rp *reporter) summarize() (*metrics.Summary, metrics.Evaluation) {
 	rp.stream.Close()
 	if ends := rp.ends(); ends != nil {
 		for name, at := range ends.ScenarioStarts {
@@ -110,12 +121,7 @@ func (rp *reporter) finish() (engine.ExitCode, error) {
 	}
 	summary, ev := rp.views.summarize(rp.thresholds, rp.duration(), rp.summary)
 	summary.Run = rp.header.about()
-	rp.html.write(summary, rp.header.Origin, o.Log)
-	exportSummary(summary, o.SummaryExport, o.Log)
-	if err := summary.WriteText(o.Stdout); err != nil {
-		return 0, err
-	}
-	return engine.ExitCodeFor(engine.Result{}, ev.Passed(), nil), nil
+	return summary, ev
 }
 
 func openInput(path string) (io.Reader, func(), error) {
@@ -271,8 +277,7 @@ func (rp *reporter) ensure() error {
 		return err
 	}
 	rp.summary.TimeUnit = unit
-	noColorSet := rp.opts.NoColor
-	rp.summary.NoColor = noColor(engine.Options{NoColor: &noColorSet}, rp.opts.Stdout)
+	rp.summary.NoColor = ColorsOff(rp.opts.NoColor, rp.opts.Stdout)
 	sec := h.Section.options(h.Scenarios, h.TrendBudget, h.Origin)
 	if rp.opts.Metrics != nil {
 		sec.Metrics = rp.opts.Metrics

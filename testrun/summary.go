@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omnik-dev/omnik/engine"
 	"github.com/omnik-dev/omnik/metrics"
 	"golang.org/x/term"
 )
@@ -107,6 +108,10 @@ func WriteFile(path string, write func(io.Writer) error) error {
 	}
 	return f.Close()
 }
+
+// ColorsOff reports whether what goes to w goes without colours: --no-color (set),
+// NO_COLOR, or w not a terminal.
+func ColorsOff(set bool, w any) bool { return noColor(engine.Options{NoColor: &set}, w) }
 
 // isTerminal reports whether w is a terminal; colours go only to terminals.
 func isTerminal(w any) bool {

@@ -125,9 +125,9 @@ func reportFile(t *testing.T, path string, o ReportOptions) run {
 	return run{code: code, stdout: stdout.String(), log: logs.String()}
 }
 
-// The summary a result file re-reports is the live run's, byte for byte: thresholds,
-// checks, the Serving and Stage blocks of the run and of each scenario, METRICS. Below
-// the exact budget and past it (HDR), plain and gzip.
+// The summary a result file re-reports (and Summarize returns) is the live run's, byte
+// for byte: thresholds, checks, the Serving and Stage blocks of the run and of each
+// scenario, METRICS. Below the exact budget and past it (HDR), plain and gzip.
 func TestReportReproducesTheLiveSummary(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -157,6 +157,15 @@ func TestReportReproducesTheLiveSummary(t *testing.T) {
 			b, _ := os.ReadFile(filepath.Join(live.dir, "report.json"))
 			if len(a) == 0 || string(a) != string(b) {
 				t.Errorf("the re-report's --summary-export differs:\n%s", lineDiff(string(a), string(b)))
+			}
+			// What omnik compare reads of the file is that export too.
+			s, err := Summarize(filepath.Join(live.dir, tc.file), nil)
+			var c bytes.Buffer
+			if err == nil {
+				err = s.WriteJSON(&c)
+			}
+			if err != nil || c.String() != string(a) {
+				t.Errorf("Summarize differs from --summary-export (%v):\n%s", err, lineDiff(string(a), c.String()))
 			}
 			if offline.log != "" {
 				t.Errorf("re-report warned:\n%s", offline.log)

@@ -86,7 +86,7 @@ type runHeader struct {
 	// come from one script and run and cover the test once.
 	Piece *pieceHeader `json:"piece,omitempty"`
 	// Env says where and how the run ran (v1.2).
-	Env *runEnv `json:"env,omitempty"`
+	Env *RunEnv `json:"env,omitempty"`
 }
 
 // pieceHeader says which piece of which run a result file holds.

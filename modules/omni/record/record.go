@@ -38,6 +38,13 @@ const (
 	KindOversized   = "oversized_event"    // an event larger than the reader accepts
 )
 
+// ErrorKinds are the error kinds a request may fail with, for what names them before
+// any request has (a gate of omnik compare on failures of one kind).
+func ErrorKinds() []string {
+	return []string{KindHTTPStatus, KindStreamError, KindTruncated, KindReset, KindConnect, KindMalformed,
+		KindStall, KindTimeout, KindWAVBroken, KindOversized}
+}
+
 // Error says why a request failed.
 type Error struct {
 	Kind    string `json:"kind"`    // one of the Kind constants
