@@ -17,6 +17,7 @@ import (
 
 	"github.com/omnik-dev/omnik/engine"
 	"github.com/omnik-dev/omnik/metrics"
+	"github.com/omnik-dev/omnik/modules/omni/record"
 	"github.com/omnik-dev/omnik/testrun"
 )
 
@@ -54,8 +55,9 @@ type Input struct {
 // Load reads a result file (gzip-compressed or not) or a summary export, told apart by
 // their content: a result file's first line is a {"type":…} entry, a summary export is
 // one object of schema omnik.summary/v1. Anything else is an error (exit 104). What a
-// result file lacked or had skipped goes to log.
-func Load(path string, log *slog.Logger) (*Input, error) {
+// result file lacked or had skipped goes to log; views, when given, see a result file's
+// records (a summary export has none).
+func Load(path string, log *slog.Logger, views ...record.Subscriber) (*Input, error) {
 	first, err := firstValue(path)
 	if err != nil {
 		return nil, engine.Invalid(err)
@@ -68,7 +70,7 @@ func Load(path string, log *slog.Logger) (*Input, error) {
 		return nil, engine.Invalid(fmt.Errorf("%s: %w", path, errNeither))
 	}
 	if sniff.Type != "" {
-		s, err := testrun.Summarize(path, log)
+		s, err := testrun.Summarize(path, log, views...)
 		if err != nil {
 			return nil, err
 		}

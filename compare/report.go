@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/omnik-dev/omnik/engine"
+	"github.com/omnik-dev/omnik/htmlreport"
+	"github.com/omnik-dev/omnik/modules/omni/record"
 	"github.com/omnik-dev/omnik/testrun"
 )
 
@@ -17,6 +19,7 @@ type Options struct {
 	// Only keeps the rows whose key contains one of these; gates read every row.
 	Only    []string
 	JSON    string // also write the comparison as JSON to this file
+	HTML    string // also write the comparison page, both runs' distributions overlaid
 	NoColor bool
 
 	Stdout io.Writer
@@ -41,11 +44,18 @@ func Report(o Options) (engine.ExitCode, error) {
 			return 0, err
 		}
 	}
-	base, err := Load(o.Base, o.Log)
+	views := [2]*htmlreport.Collector{htmlreport.NewCollector(), htmlreport.NewCollector()}
+	feed := func(i int) []record.Subscriber {
+		if o.HTML == "" {
+			return nil
+		}
+		return []record.Subscriber{views[i]}
+	}
+	base, err := Load(o.Base, o.Log, feed(0)...)
 	if err != nil {
 		return 0, err
 	}
-	next, err := Load(o.New, o.Log)
+	next, err := Load(o.New, o.Log, feed(1)...)
 	if err != nil {
 		return 0, err
 	}
@@ -72,6 +82,15 @@ func Report(o Options) (engine.ExitCode, error) {
 		if err := testrun.WriteFile(o.JSON, func(w io.Writer) error { return shown.WriteJSON(w, results) }); err != nil {
 			return 0, fmt.Errorf("--json: %w", err)
 		}
+	}
+	if o.HTML != "" {
+		err := testrun.WriteFile(o.HTML, func(w io.Writer) error {
+			return shown.WriteHTML(w, results, sideOf(base, views[0]), sideOf(next, views[1]))
+		})
+		if err != nil {
+			return 0, fmt.Errorf("--html: %w", err)
+		}
+		o.Log.Info("comparison page: " + o.HTML)
 	}
 	var crossed []string
 	for _, r := range results {

@@ -42,15 +42,16 @@ func (c *Collector) Overlaid() []Distribution {
 	})
 }
 
-// CoarseDistributions are the distributions a summary export still says something about:
-// each Trend metric without tags, drawn through its min, median, percentiles and max.
-func CoarseDistributions(s *metrics.Summary) []Distribution {
+// CoarseDistributions are the distributions a summary export's metrics still say
+// something about: each Trend metric without tags, drawn through its min, median,
+// percentiles and max.
+func CoarseDistributions(ms map[string]*metrics.MetricSummary) []Distribution {
 	out := []Distribution{}
-	for name, m := range s.Metrics {
+	for name, m := range ms {
 		if m.Type != "trend" || strings.Contains(name, "{") {
 			continue
 		}
-		d := Distribution{Measure: name, Group: groupAll, Approximate: m.Approximate,
+		d := Distribution{Measure: name, Group: groupAll, Approximate: m.Approximate, Count: int64(m.Values["count"]),
 			Stats: Stats{Mean: Float(m.Values["avg"]), P50: Float(m.Values["med"]), P90: Float(m.Values["p(90)"]),
 				P99: Float(m.Values["p(99)"]), Max: Float(m.Values["max"])}}
 		if m.Contains == "time" {

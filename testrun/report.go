@@ -32,8 +32,11 @@ type ReportOptions struct {
 	NoStages      *bool
 	SummaryExport string
 	// HTML, when set, is where to write the HTML report of the file's run.
-	HTML    string
-	NoColor bool
+	HTML string
+	// Subscribers are views of the caller's on the file's records, fed after the
+	// summary's own.
+	Subscribers []record.Subscriber
+	NoColor     bool
 
 	Stdout, Stderr io.Writer
 	Log            *slog.Logger
@@ -300,6 +303,7 @@ func (rp *reporter) ensure() error {
 	if rp.html != nil {
 		rp.stream.Subscribe(rp.html.collector)
 	}
+	rp.stream.Subscribe(rp.opts.Subscribers...)
 	rp.views.pipeline.Start()
 	return nil
 }

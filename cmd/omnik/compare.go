@@ -33,6 +33,7 @@ crossed, 104 when an input is not a run or a gate does not parse. docs/report.md
 	fs.StringArrayVar(&o.FailOn, "fail-on", nil, "gate 'KEY OP VALUE' that fails the comparison when it holds (repeatable; exit 99)")
 	fs.StringArrayVar(&o.Only, "only", nil, "print only the rows whose key contains this (repeatable); gates read every row")
 	fs.StringVar(&o.JSON, "json", "", "also write the comparison and the gates' verdicts as JSON to FILE")
+	fs.StringVar(&o.HTML, "html", "", "also write the comparison as a self-contained HTML page, both runs' distributions overlaid, to FILE")
 	fs.BoolVar(&o.NoColor, "no-color", false, "no colours (NO_COLOR is respected too)")
 	return cmd
 }
