@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/omnik-dev/omnik/engine"
+	"github.com/omnik-dev/omnik/metrics"
 )
 
 // Gate is one --fail-on expression, KEY OP VALUE: the comparison fails (exit 99) when it
@@ -13,37 +14,14 @@ import (
 // change NEW−BASE ("ttft.p99 > +50ms"), a signed percentage the relative change
 // ("ttft.p99 > +10%"). docs/report.md.
 type Gate struct {
-	Source string // the expression as written
-	Key    string // the statistic, its aggregation written as the table writes it
-	Op     Op
+	Source string     // the expression as written
+	Key    string     // the statistic, its aggregation written as the table writes it
+	Op     metrics.Op // >, >=, < or <=
 	Mode   Mode
 	// Value is in TimeUnit when the gate gives one, else in the statistic's unit; a
 	// percentage for Relative.
 	Value    float64
 	TimeUnit string // "ms", "s", "us", "µs" or ""
-}
-
-// Op is a gate's comparison.
-type Op string
-
-// The gate operators.
-const (
-	GT Op = ">"
-	GE Op = ">="
-	LT Op = "<"
-	LE Op = "<="
-)
-
-func (o Op) holds(a, b float64) bool {
-	switch o {
-	case GT:
-		return a > b
-	case GE:
-		return a >= b
-	case LT:
-		return a < b
-	}
-	return a <= b
 }
 
 // Mode is what a gate compares with its value.
@@ -134,8 +112,8 @@ func (sc *gateScanner) key() (string, error) {
 	return sc.s[start:sc.i], nil
 }
 
-func (sc *gateScanner) op() (Op, error) {
-	for _, o := range []Op{GE, LE, GT, LT} {
+func (sc *gateScanner) op() (metrics.Op, error) {
+	for _, o := range []metrics.Op{metrics.OpGE, metrics.OpLE, metrics.OpGT, metrics.OpLT} {
 		if strings.HasPrefix(sc.s[sc.i:], string(o)) {
 			sc.i += len(o)
 			return o, nil

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/omnik-dev/omnik/engine"
+	"github.com/omnik-dev/omnik/metrics"
 )
 
 func TestParseGate(t *testing.T) {
@@ -15,19 +16,19 @@ func TestParseGate(t *testing.T) {
 		expr string
 		want Gate
 	}{
-		{"requests_failed.rate > 0.01", Gate{Key: "requests_failed.rate", Op: GT, Mode: Absolute, Value: 0.01}},
-		{"ttft.p99 > +50", Gate{Key: "ttft.p99", Op: GT, Mode: Change, Value: 50}},
-		{"ttft.p(99) > +10%", Gate{Key: "ttft.p99", Op: GT, Mode: Relative, Value: 10}},
-		{"serving.request_throughput < -5%", Gate{Key: "serving.request_throughput", Op: LT, Mode: Relative, Value: -5}},
-		{"  e2el.p(99.9)>=2s ", Gate{Key: "e2el.p99.9", Op: GE, Mode: Absolute, Value: 2, TimeUnit: "s"}},
-		{"ttft.p95 <= -250us", Gate{Key: "ttft.p95", Op: LE, Mode: Change, Value: -250, TimeUnit: "us"}},
-		{"ttft.med < 1.5e2µs", Gate{Key: "ttft.med", Op: LT, Mode: Absolute, Value: 150, TimeUnit: "µs"}},
-		{"ttft{scenario:chat}.p99 > +20ms", Gate{Key: "ttft{scenario:chat}.p99", Op: GT, Mode: Change, Value: 20, TimeUnit: "ms"}},
+		{"requests_failed.rate > 0.01", Gate{Key: "requests_failed.rate", Op: metrics.OpGT, Mode: Absolute, Value: 0.01}},
+		{"ttft.p99 > +50", Gate{Key: "ttft.p99", Op: metrics.OpGT, Mode: Change, Value: 50}},
+		{"ttft.p(99) > +10%", Gate{Key: "ttft.p99", Op: metrics.OpGT, Mode: Relative, Value: 10}},
+		{"serving.request_throughput < -5%", Gate{Key: "serving.request_throughput", Op: metrics.OpLT, Mode: Relative, Value: -5}},
+		{"  e2el.p(99.9)>=2s ", Gate{Key: "e2el.p99.9", Op: metrics.OpGE, Mode: Absolute, Value: 2, TimeUnit: "s"}},
+		{"ttft.p95 <= -250us", Gate{Key: "ttft.p95", Op: metrics.OpLE, Mode: Change, Value: -250, TimeUnit: "us"}},
+		{"ttft.med < 1.5e2µs", Gate{Key: "ttft.med", Op: metrics.OpLT, Mode: Absolute, Value: 150, TimeUnit: "µs"}},
+		{"ttft{scenario:chat}.p99 > +20ms", Gate{Key: "ttft{scenario:chat}.p99", Op: metrics.OpGT, Mode: Change, Value: 20, TimeUnit: "ms"}},
 		// A selector may hold what ends a key elsewhere.
-		{"ttft{label:a > b}.p(99) > 1", Gate{Key: "ttft{label:a > b}.p99", Op: GT, Mode: Absolute, Value: 1}},
-		{"serving[chat].p99_e2el_ms > +5%", Gate{Key: "serving[chat].p99_e2el_ms", Op: GT, Mode: Relative, Value: 5}},
-		{"stage[chat/thinker].mean_stage_gen_time_ms >= +.5", Gate{Key: "stage[chat/thinker].mean_stage_gen_time_ms", Op: GE, Mode: Change, Value: 0.5}},
-		{"dropped_iterations.count > 0", Gate{Key: "dropped_iterations.count", Op: GT, Mode: Absolute, Value: 0}},
+		{"ttft{label:a > b}.p(99) > 1", Gate{Key: "ttft{label:a > b}.p99", Op: metrics.OpGT, Mode: Absolute, Value: 1}},
+		{"serving[chat].p99_e2el_ms > +5%", Gate{Key: "serving[chat].p99_e2el_ms", Op: metrics.OpGT, Mode: Relative, Value: 5}},
+		{"stage[chat/thinker].mean_stage_gen_time_ms >= +.5", Gate{Key: "stage[chat/thinker].mean_stage_gen_time_ms", Op: metrics.OpGE, Mode: Change, Value: 0.5}},
+		{"dropped_iterations.count > 0", Gate{Key: "dropped_iterations.count", Op: metrics.OpGT, Mode: Absolute, Value: 0}},
 	} {
 		got, err := ParseGate(tc.expr)
 		tc.want.Source = tc.expr

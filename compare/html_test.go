@@ -4,14 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"testing"
 
 	"github.com/omnik-dev/omnik/htmlreport"
 	"github.com/omnik-dev/omnik/internal/chromium"
 )
-
-var pageData = regexp.MustCompile(`(?s)<script type="application/json" id="omnik-data">(.*?)</script>`)
 
 // --html draws both runs: full CDFs from result files, coarse ones through a summary
 // export's percentiles, with the rows and gates --json writes; and the page opens in a
@@ -36,8 +33,8 @@ func TestCompareHTMLOverlaysBothRuns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := pageData.FindSubmatch(page)
-			if m == nil {
+			data, ok := htmlreport.DataSection(page)
+			if !ok {
 				t.Fatal("no data section")
 			}
 			var d struct {
@@ -50,7 +47,7 @@ func TestCompareHTMLOverlaysBothRuns(t *testing.T) {
 					} `json:"gates"`
 				} `json:"comparison"`
 			}
-			if err := json.Unmarshal(m[1], &d); err != nil {
+			if err := json.Unmarshal(data, &d); err != nil {
 				t.Fatal(err)
 			}
 			if len(d.Cmp.Rows) < 20 || len(d.Cmp.Gates) != 1 || d.Cmp.Gates[0].Crossed {

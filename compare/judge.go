@@ -78,7 +78,7 @@ func (c *Comparison) judge(g Gate) (GateResult, error) {
 	default:
 		r.NoData = true
 	}
-	r.Crossed = r.NoData || g.Op.holds(r.Observed, r.Limit)
+	r.Crossed = r.NoData || g.Op.Holds(r.Observed, r.Limit)
 	return r, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"html"
 	"io"
+	"regexp"
 	"strings"
 )
 
@@ -40,6 +41,19 @@ func (d *Data) WriteHTML(w io.Writer) error {
 		{"overview", "Overview"}, {"thresholds", "Thresholds"}, {"failures", "Failures"}, {"time", "Over time"},
 		{"distributions", "Distributions"}, {"stages", "Stages"}, {"waterfalls", "Waterfalls"},
 		{"blocks", "Serving/Stage blocks"}, {"metrics", "Metrics"}, {"run", "Run"}}})
+}
+
+// dataSection finds a page's data section; DataSection reads it back.
+var dataSection = regexp.MustCompile(`(?s)<script type="application/json" id="omnik-data">(.*?)</script>`)
+
+// DataSection is the JSON data section of a page WriteHTML wrote (the report's Data or a
+// Comparison), for whatever reads a report back: its tests, a script, another tool.
+func DataSection(page []byte) ([]byte, bool) {
+	m := dataSection.FindSubmatch(page)
+	if m == nil {
+		return nil, false
+	}
+	return m[1], true
 }
 
 // page is what differs between the report and the comparison page.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/omnik-dev/omnik/htmlreport"
 	"github.com/omnik-dev/omnik/testrun"
 )
 
@@ -34,16 +35,14 @@ func reportOf(t *testing.T, results string) (page []byte, path string) {
 	return page, path
 }
 
-var dataSection = regexp.MustCompile(`(?s)<script type="application/json" id="omnik-data">(.*?)</script>`)
-
 // dataOf is the page's data section.
 func dataOf(t *testing.T, page []byte) []byte {
 	t.Helper()
-	m := dataSection.FindSubmatch(page)
-	if m == nil {
+	d, ok := htmlreport.DataSection(page)
+	if !ok {
 		t.Fatal("the page has no data section")
 	}
-	return m[1]
+	return d
 }
 
 func TestReportDataSectionMatchesGolden(t *testing.T) {

@@ -18,7 +18,8 @@ const (
 	OpNE Op = "!="
 )
 
-func (o Op) holds(a, b float64) bool {
+// Holds reports whether a o b: a threshold passes, a compare gate is crossed.
+func (o Op) Holds(a, b float64) bool {
 	switch o {
 	case OpLT:
 		return a < b

@@ -46,7 +46,7 @@ func EvaluateThresholds(ths []*Threshold, snap *Snapshot) Evaluation {
 	for _, th := range ths {
 		r := ThresholdResult{Threshold: th, NoData: true}
 		if v, ok := observe(th, snap); ok {
-			r.NoData, r.Observed, r.OK = false, v, th.Op.holds(v, th.Value)
+			r.NoData, r.Observed, r.OK = false, v, th.Op.Holds(v, th.Value)
 		}
 		ev.Results = append(ev.Results, r)
 	}

@@ -6,9 +6,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-)
 
-var reportData = regexp.MustCompile(`(?s)<script type="application/json" id="omnik-data">(.*?)</script>`)
+	"github.com/omnik-dev/omnik/htmlreport"
+)
 
 func htmlData(t *testing.T, path string) string {
 	t.Helper()
@@ -16,11 +16,11 @@ func htmlData(t *testing.T, path string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := reportData.FindSubmatch(page)
-	if m == nil {
+	d, ok := htmlreport.DataSection(page)
+	if !ok {
 		t.Fatalf("%s has no data section", path)
 	}
-	return string(m[1])
+	return string(d)
 }
 
 // --out html=FILE at the end of a live run writes the report omnik report --html writes
