@@ -1,6 +1,7 @@
 package testrun
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -81,6 +82,46 @@ func TestReportHoldsNoCredential(t *testing.T) {
 	} {
 		if got := redactTarget(raw); got != want {
 			t.Errorf("redactTarget(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}
+
+// The merged run's HTML report draws what the whole run's draws: the same records on the
+// same timeline (the pieces started together), so the same series, distributions, stages
+// and failures (the waterfall sample depends on the records' order, which a split
+// changes).
+func TestMergedHTMLReportIsTheWholeRunsReport(t *testing.T) {
+	t.Parallel()
+	f := liveFile(t)
+	whole := filepath.Join(f.dir, "whole.html")
+	reportFile(t, filepath.Join(f.dir, "out.ndjson"), ReportOptions{HTML: whole})
+	merged := filepath.Join(f.dir, "merged.html")
+	if code, _, logs, err := mergeFiles(t, MergeOptions{Paths: splitFile(t, f, 4, 3, 0, nil), HTML: merged}); err != nil || code != 0 {
+		t.Fatalf("merge: exit %d, %v\n%s", code, err, logs)
+	}
+	parts := func(path string) map[string]string {
+		var d map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(htmlData(t, path)), &d); err != nil {
+			t.Fatal(err)
+		}
+		// A bucket's ITL band past 256 values is a sample, which the records' order picks.
+		var tl map[string]json.RawMessage
+		_ = json.Unmarshal(d["timeline"], &tl)
+		var bands map[string]json.RawMessage
+		_ = json.Unmarshal(tl["latency"], &bands)
+		delete(bands, "itl")
+		tl["latency"], _ = json.Marshal(bands)
+		d["timeline"], _ = json.Marshal(tl)
+		out := map[string]string{}
+		for _, k := range []string{"records", "duration_s", "timeline", "distributions", "stages", "failures", "metrics", "thresholds", "checks"} {
+			out[k] = string(d[k])
+		}
+		return out
+	}
+	a, b := parts(whole), parts(merged)
+	for k := range a {
+		if a[k] != b[k] {
+			t.Errorf("merged report's %s differs from the whole run's:\n%s", k, lineDiff(strings.ReplaceAll(a[k], ",", ",\n"), strings.ReplaceAll(b[k], ",", ",\n")))
 		}
 	}
 }
