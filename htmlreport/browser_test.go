@@ -1,6 +1,7 @@
 package htmlreport_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/omnik-dev/omnik/htmlreport"
 	"github.com/omnik-dev/omnik/internal/chromium"
 	"github.com/omnik-dev/omnik/metrics"
+	"github.com/omnik-dev/omnik/modules/omni/chunk"
 	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
@@ -71,6 +73,49 @@ func TestReportOfOnlyFailuresRendersInABrowser(t *testing.T) {
 	}
 	if bad := page.Unrendered(".chart"); len(bad) > 0 {
 		t.Errorf("charts with nothing painted: %v", bad)
+	}
+	if errs := page.Errors(); len(errs) > 0 {
+		t.Errorf("the page reported errors: %v", errs)
+	}
+}
+
+// Names a server chose (stage names) reach the tooltips, which are HTML: they stay text.
+func TestHostileStageNamesStayTextInTooltips(t *testing.T) {
+	t.Parallel()
+	hostile := `<img src=x onerror="document.body.setAttribute('data-pwned','yes')">`
+	c := htmlreport.NewCollector()
+	c.Add(&record.Record{Endpoint: record.EndpointChat, Status: 200, Scenario: "chat", End: 300 * time.Millisecond,
+		TextChunks: []record.TextChunk{{At: 80 * time.Millisecond, Bytes: 1, Tokens: -1}, {At: 290 * time.Millisecond, Bytes: 1, Tokens: -1}},
+		Stages: map[string]chunk.Stage{"0": {ID: 0, Name: hostile, FinalOutputType: "text",
+			Values: map[string]float64{"stage_gen_time_ms": 280, "serving_time_to_first_output_ms": 80}}}})
+	path := filepath.Join(t.TempDir(), "hostile.html")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Data(&metrics.Summary{TestRunDurationMs: 1000, Metrics: map[string]*metrics.MetricSummary{}}, time.Unix(1_780_000_000, 0)).WriteHTML(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	page := chromium.Open(t, path)
+	page.WaitFor(`window.omnikReportReady === true`, 0)
+	// Show the tooltip of every span and event of the waterfall: the stage's bar and its
+	// first-output mark carry its name.
+	// Hover the stage's bar (row 2: client, text chunks, then the stage) and then its
+	// first-output mark: each tooltip shows the name, as text.
+	for _, x := range []int{150, 80} {
+		page.Eval(fmt.Sprintf(`(() => {
+		  const chart = echarts.getInstanceByDom(document.querySelector("#waterfalls .chart"));
+		  const [px, py] = chart.convertToPixel({xAxisIndex: 0, yAxisIndex: 0}, [%d, 2]);
+		  chart.getZr().handler.dispatch("mousemove", {zrX: px, zrY: py});
+		})()`, x), nil)
+		page.WaitFor(fmt.Sprintf(`[...document.querySelectorAll("#waterfalls .panel div")].some(d => d.textContent.includes("<img src=x") && d.textContent.includes(%q))`,
+			map[int]string{150: "gen 280 ms", 80: "first output"}[x]), 0)
+	}
+	var pwned bool
+	page.Eval(`document.body.hasAttribute("data-pwned")`, &pwned)
+	if pwned {
+		t.Error("a stage name ran as HTML in a tooltip")
 	}
 	if errs := page.Errors(); len(errs) > 0 {
 		t.Errorf("the page reported errors: %v", errs)

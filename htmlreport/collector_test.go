@@ -79,19 +79,30 @@ func TestTimelineStaysBoundedOverLongRuns(t *testing.T) {
 		t.Errorf("bucket width %v after %d h, want 16s", tl.width, hours)
 	}
 	var started, finished int64
-	var flight time.Duration
 	for _, b := range tl.buckets {
 		started += b.started
 		finished += b.finished
-		flight += b.inFlight
 		for _, r := range b.bands {
 			if len(r.values) > reservoirSize {
 				t.Fatalf("a reservoir holds %d values", len(r.values))
 			}
 		}
 	}
-	if started != int64(n) || finished != int64(n) || flight != inFlight {
-		t.Errorf("after coarsening: started %d, finished %d, in flight %v; want %d, %d, %v", started, finished, flight, n, n, inFlight)
+	if started != int64(n) || finished != int64(n) {
+		t.Errorf("after coarsening: started %d, finished %d; want %d", started, finished, n)
+	}
+	// The mean concurrency times each bucket's span is the time in flight, to the ns.
+	s := tl.series(hours * time.Hour)
+	var flight float64
+	for i, c := range s.Concurrency {
+		span := float64(s.BucketS)
+		if i == len(s.Concurrency)-1 {
+			span = float64(hours*time.Hour)/1e9 - float64(s.T[i])
+		}
+		flight += float64(c) * span
+	}
+	if math.Abs(flight-inFlight.Seconds()) > 1e-3 || len(s.T) > maxBuckets {
+		t.Errorf("%d buckets holding %.3f s in flight, want %.3f s", len(s.T), flight, inFlight.Seconds())
 	}
 	// Every bucket's E2EL sample still says 250 ms, and stands for all its requests.
 	e2el := tl.buckets[10].bands[2]
@@ -107,7 +118,8 @@ func TestReservoirIsExactUpToItsSizeAndBoundedBeyond(t *testing.T) {
 	for i := range reservoirSize {
 		tl.sample(&r, float32(i))
 	}
-	if p50, _, p99 := quantiles(r.values); p50 != 127 || p99 != 253 {
+	// numpy's linear interpolation, as the summary's percentiles: 0..255 has p50 127.5.
+	if p50, _, p99 := quantiles(r.values); p50 != 127.5 || p99 != 252.45 {
 		t.Errorf("exact p50 %v, p99 %v", p50, p99)
 	}
 	for i := range 100_000 {
@@ -229,5 +241,87 @@ func TestFloatIsShortAndNullWhereUndefined(t *testing.T) {
 	b, _ := json.Marshal([]Float{1.23456789, 1e9, Float(math.NaN()), Float(math.Inf(1)), 0})
 	if string(b) != "[1.23457,1e+09,null,null,0]" {
 		t.Errorf("%s", b)
+	}
+}
+
+// Requests in flight through whole buckets keep their time when buckets merge.
+func TestConcurrencySurvivesCoarsening(t *testing.T) {
+	t.Parallel()
+	tl := newTimeline()
+	long := chat("a", ms(500), ms(50), 7*time.Second) // 0.5 s → 7.5 s
+	tl.add(long)
+	want := []float64{0.5, 1, 1, 1, 1, 1, 1, 0.5}
+	check := func(s Timeline, want []float64) {
+		t.Helper()
+		for i, w := range want {
+			if math.Abs(float64(s.Concurrency[i])-w) > 1e-9 {
+				t.Errorf("width %v s: concurrency %v, want %v", s.BucketS, s.Concurrency, want)
+				return
+			}
+		}
+	}
+	check(tl.series(8*time.Second), want)
+	tl.coarsen()
+	check(tl.series(8*time.Second), []float64{0.75, 1, 1, 0.75})
+	tl.coarsen()
+	check(tl.series(8*time.Second), []float64{0.875, 0.875})
+}
+
+// One record claiming to end 100 days later does not stretch the axis: the series end
+// 5 s after the run at most, and say how many events they left out.
+func TestSeriesKeepToTheRun(t *testing.T) {
+	t.Parallel()
+	tl := newTimeline()
+	for i := range 30 {
+		tl.add(chat("a", time.Duration(i)*100*time.Millisecond, ms(20), ms(200)))
+	}
+	tl.add(&record.Record{Status: 200, Offset: ms(100), End: 100 * 24 * time.Hour}) // no chunks: ends 100 days later
+	tl.add(chat("a", 1000*time.Hour, ms(20), ms(200)))
+	s := tl.series(3 * time.Second)
+	if tl.width != time.Second || len(s.T) != 4 || s.Outside != 3 {
+		t.Errorf("width %v, %d buckets, %d outside; want 1s, 4, 3", tl.width, len(s.T), s.Outside)
+	}
+	// A run whose duration dwarfs its records still draws at most maxBuckets buckets.
+	if s := tl.series(1000 * time.Hour); len(s.T) > maxBuckets || s.Outside != 1 {
+		t.Errorf("%d buckets of %v s, %d outside", len(s.T), s.BucketS, s.Outside)
+	}
+}
+
+// Requests the end of the run cut off end after its duration: the last bucket's rates
+// divide by the time up to the last of them, not by the run's remainder.
+func TestLastBucketRatesCoverDrainedRequests(t *testing.T) {
+	t.Parallel()
+	tl := newTimeline()
+	for i := range 10 {
+		tl.add(chat("a", 2*time.Second+time.Duration(i)*80*time.Millisecond, ms(20), ms(300))) // the last ends at 3.02 s
+	}
+	s := tl.series(2005 * time.Millisecond)
+	last := len(s.T) - 1
+	if len(s.T) != 4 || s.Concurrency[last] > 1 || s.Concurrency[2] > 4 {
+		t.Errorf("%d buckets, concurrency %v", len(s.T), s.Concurrency)
+	}
+}
+
+// Merged reservoirs stand for their buckets' counts: a bucket of 10,000 ones and one of
+// 100 twos make a sample of about 1 % twos, not a half.
+func TestMergedSamplesKeepTheirShares(t *testing.T) {
+	t.Parallel()
+	tl := newTimeline()
+	var a, b reservoir
+	for range 10_000 {
+		tl.sample(&a, 1)
+	}
+	for range 100 {
+		tl.sample(&b, 2)
+	}
+	m := tl.mergeSamples(a, b)
+	twos := 0
+	for _, v := range m.values {
+		if v == 2 {
+			twos++
+		}
+	}
+	if m.seen != 10_100 || len(m.values) != reservoirSize || twos != 3 {
+		t.Errorf("merged: seen %d, %d values, %d twos (want 3: 1%% of 256, rounded)", m.seen, len(m.values), twos)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"maps"
-	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -55,6 +54,9 @@ type Timeline struct {
 	Tokens      []Float          `json:"output_tokens_per_s"` // output tokens that arrived, per second
 	Audio       []Float          `json:"audio_s_per_s"`       // audio seconds that arrived, per second
 	Bands       map[string]Bands `json:"latency"`             // by measure, from the requests started in the bucket
+	// Outside counts the request starts and ends that fall after the series' end (more
+	// than 5 s after the run's duration): a record's claim the axis does not follow.
+	Outside int64 `json:"outside,omitempty"`
 }
 
 // Bands are a latency's p50, p90 and p99 per bucket, null where no request had it.
@@ -113,59 +115,6 @@ func title(run json.RawMessage) string {
 		return filepath.Base(about.Script)
 	}
 	return "omnik run"
-}
-
-// series cuts the timeline into its buckets, covering at least the run's duration d.
-func (tl *timeline) series(d time.Duration) Timeline {
-	n := max(len(tl.buckets), int((d+tl.width-1)/tl.width))
-	per := tl.width.Seconds()
-	out := Timeline{BucketS: Float(per), Bands: map[string]Bands{}, T: []Float{}, Started: []int64{}, Finished: []int64{},
-		Failed: []int64{}, Interrupted: []int64{}, Concurrency: []Float{}, Tokens: []Float{}, Audio: []Float{}}
-	bands := make([]Bands, len(bandMeasures))
-	for k := range bands {
-		bands[k] = Bands{P50: []Float{}, P90: []Float{}, P99: []Float{}}
-	}
-	for i := range n {
-		b := bucket{}
-		if i < len(tl.buckets) {
-			b = tl.buckets[i]
-		}
-		out.T = append(out.T, Float(float64(i)*per))
-		out.Started = append(out.Started, b.started)
-		out.Finished = append(out.Finished, b.finished)
-		out.Failed = append(out.Failed, b.failed)
-		out.Interrupted = append(out.Interrupted, b.interrupted)
-		// The last bucket may hold less than a bucket of the run: rates divide by what it holds.
-		span := per
-		if end := time.Duration(i+1) * tl.width; d > 0 && end > d && d > end-tl.width {
-			span = (d - (end - tl.width)).Seconds()
-		}
-		out.Concurrency = append(out.Concurrency, Float(b.inFlight.Seconds()/span))
-		out.Tokens = append(out.Tokens, Float(b.tokens/span))
-		out.Audio = append(out.Audio, Float(b.audioSeconds/span))
-		for k := range bandMeasures {
-			p50, p90, p99 := quantiles(b.bands[k].values)
-			bands[k].P50 = append(bands[k].P50, p50)
-			bands[k].P90 = append(bands[k].P90, p90)
-			bands[k].P99 = append(bands[k].P99, p99)
-		}
-	}
-	for k, m := range bandMeasures {
-		out.Bands[m.Name] = bands[k]
-	}
-	return out
-}
-
-// quantiles are the values' p50, p90 and p99 (nearest rank), NaN when there are none.
-func quantiles(values []float32) (p50, p90, p99 Float) {
-	if len(values) == 0 {
-		nan := Float(math.NaN())
-		return nan, nan, nan
-	}
-	v := slices.Clone(values)
-	slices.Sort(v)
-	at := func(q float64) Float { return Float(v[int(math.Ceil(q*float64(len(v))))-1]) }
-	return at(0.5), at(0.9), at(0.99)
 }
 
 // stages lists the server's stages by id with their distributions' statistics.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"unicode/utf8"
 
+	"github.com/omnik-dev/omnik/modules/httpdebug"
 	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
@@ -52,7 +53,8 @@ func (f failures) add(r *record.Record) {
 	}
 	k.Count++
 	k.FirstS, k.LastS = min(k.FirstS, at), max(k.LastS, at)
-	msg := truncate(r.Err.Message, maxMessageLength)
+	// Redacted again: a file written before omnik redacted errors may hold a credential.
+	msg := truncate(httpdebug.RedactText(r.Err.Message), maxMessageLength)
 	if _, ok := k.messages[msg]; ok || len(k.messages) < maxMessages {
 		k.messages[msg]++
 	} else {

@@ -1,9 +1,11 @@
 package htmlreport
 
 import (
+	"math"
 	"math/rand/v2"
 	"time"
 
+	"github.com/omnik-dev/omnik/metrics"
 	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
@@ -16,6 +18,11 @@ const maxBuckets = 1200
 // values per bucket are exact, beyond it they come from a uniform sample.
 const reservoirSize = 256
 
+// drainMargin is how far past the run's duration the series reach: requests the end of
+// the run cut off are drained for up to 5 s (testrun's drainTimeout). Events later than
+// that are counted, not drawn: one absurd record must not stretch the axis.
+const drainMargin = 5 * time.Second
+
 // bandMeasures are the latencies drawn over time, each with p50/p90/p99 bands.
 var bandMeasures = [...]record.Measure{record.MeasureNamed("ttft"), record.MeasureNamed("itl"),
 	record.MeasureNamed("e2el"), record.MeasureNamed("audio_ttfp")}
@@ -23,17 +30,24 @@ var bandMeasures = [...]record.Measure{record.MeasureNamed("ttft"), record.Measu
 // timeline counts per bucket of the run's timeline what happened in it: requests that
 // started, finished, failed; time in flight (for the mean concurrency); output tokens
 // and audio seconds that arrived; and the latencies of the requests that started in it.
+// Only buckets that saw an event are kept, so a far-off record costs a bucket, not the
+// buckets up to it.
 type timeline struct {
 	width   time.Duration
-	buckets []bucket
+	buckets map[int64]*bucket
 	rng     *rand.Rand // seeded: a report of the same records is the same report
 }
 
 type bucket struct {
 	started, finished, failed, interrupted int64
-	inFlight                               time.Duration // Σ over requests of their time in flight within the bucket
-	tokens, audioSeconds                   float64
-	bands                                  [len(bandMeasures)]reservoir
+	latest                                 time.Duration // the bucket's latest event
+	// A request's time in flight is inFlight where it starts and ends, and whole buckets
+	// in between: through changes +1 the bucket after its start and −1 at its end, so
+	// the requests in flight through bucket b are the sum of through up to b.
+	inFlight             time.Duration
+	through              int64
+	tokens, audioSeconds float64
+	bands                [len(bandMeasures)]reservoir
 }
 
 // reservoir is a uniform sample of a bucket's values and how many there were.
@@ -43,38 +57,57 @@ type reservoir struct {
 }
 
 func newTimeline() *timeline {
-	return &timeline{width: time.Second, rng: rand.New(rand.NewPCG(1, 2))}
+	return &timeline{width: time.Second, buckets: map[int64]*bucket{}, rng: rand.New(rand.NewPCG(1, 2))}
 }
 
-// at returns the bucket holding offset t, growing (and coarsening) the timeline to it.
+// at returns the bucket holding offset t (the first for times before the origin).
 func (tl *timeline) at(t time.Duration) *bucket {
 	t = max(t, 0)
-	i := int(t / tl.width)
-	for i >= maxBuckets {
+	i := int64(t / tl.width)
+	b := tl.buckets[i]
+	if b == nil {
+		b = &bucket{}
+		tl.buckets[i] = b
+	}
+	b.latest = max(b.latest, t)
+	return b
+}
+
+// fit coarsens the timeline until it keeps at most maxBuckets buckets.
+func (tl *timeline) fit() {
+	for len(tl.buckets) > maxBuckets {
 		tl.coarsen()
-		i = int(t / tl.width)
 	}
-	for len(tl.buckets) <= i {
-		tl.buckets = append(tl.buckets, bucket{})
-	}
-	return &tl.buckets[i]
 }
 
 // coarsen doubles the width, merging bucket pairs.
 func (tl *timeline) coarsen() {
-	merged := make([]bucket, (len(tl.buckets)+1)/2)
-	for i := range tl.buckets {
-		tl.merge(&merged[i/2], &tl.buckets[i])
+	merged := make(map[int64]*bucket, len(tl.buckets)/2+1)
+	for i, b := range tl.buckets {
+		into := merged[i/2]
+		if into == nil {
+			into = &bucket{}
+			merged[i/2] = into
+		}
+		tl.merge(into, b, i%2 == 1)
 	}
 	tl.buckets, tl.width = merged, tl.width*2
 }
 
-func (tl *timeline) merge(into, b *bucket) {
+// merge adds b, the first or the second half of into, to into.
+func (tl *timeline) merge(into, b *bucket, second bool) {
 	into.started += b.started
 	into.finished += b.finished
 	into.failed += b.failed
 	into.interrupted += b.interrupted
+	into.latest = max(into.latest, b.latest)
 	into.inFlight += b.inFlight
+	into.through += b.through
+	if second {
+		// Requests through the whole first half count a full (doubled) bucket in the
+		// merged one, and only half of one belongs to them: the first half's width.
+		into.inFlight -= time.Duration(b.through) * tl.width
+	}
 	into.tokens += b.tokens
 	into.audioSeconds += b.audioSeconds
 	for k := range into.bands {
@@ -90,7 +123,7 @@ func (tl *timeline) mergeSamples(a, b reservoir) reservoir {
 		out.values = append(append(out.values, a.values...), b.values...)
 		return out
 	}
-	fromA := int(float64(reservoirSize) * float64(a.seen) / float64(out.seen))
+	fromA := int(math.Round(float64(reservoirSize) * float64(a.seen) / float64(out.seen)))
 	fromA = min(max(fromA, reservoirSize-len(b.values)), len(a.values))
 	out.values = append(tl.pick(a.values, fromA), tl.pick(b.values, reservoirSize-fromA)...)
 	return out
@@ -102,7 +135,7 @@ func (tl *timeline) pick(values []float32, n int) []float32 {
 		j := i + tl.rng.IntN(len(values)-i)
 		values[i], values[j] = values[j], values[i]
 	}
-	return values[:n]
+	return values[:n:n]
 }
 
 // sample adds v to a bucket's reservoir (Vitter's algorithm R).
@@ -119,8 +152,7 @@ func (tl *timeline) sample(r *reservoir, v float32) {
 
 // add places one record on the timeline.
 func (tl *timeline) add(r *record.Record) {
-	start, end := r.Offset, r.Offset+r.End
-	tl.at(end) // grow first: at may coarsen, and bucket pointers must stay valid
+	start, end := max(r.Offset, 0), max(r.Offset+r.End, 0)
 	tl.at(start).started++
 	switch {
 	case r.OK():
@@ -130,10 +162,34 @@ func (tl *timeline) add(r *record.Record) {
 	default:
 		tl.at(end).failed++
 	}
-	tl.spread(start, end)
-	if !r.OK() {
+	tl.inFlight(start, end)
+	if r.OK() {
+		tl.outputs(r, start)
+	}
+	tl.fit()
+}
+
+// inFlight adds the request's time in flight, [start, end).
+func (tl *timeline) inFlight(start, end time.Duration) {
+	if end <= start {
 		return
 	}
+	first, last := start/tl.width, end/tl.width
+	if first == last {
+		tl.at(start).inFlight += end - start
+		return
+	}
+	tl.at(start).inFlight += (first+1)*tl.width - start
+	tl.at(end).inFlight += end - last*tl.width
+	if last > first+1 {
+		tl.at((first+1)*tl.width).through++
+		tl.at(end).through--
+	}
+}
+
+// outputs adds a successful request's tokens and audio where they arrived, and its
+// latencies where it started.
+func (tl *timeline) outputs(r *record.Record, start time.Duration) {
 	if ttft, ok := record.TTFT(r); ok {
 		t := start + ttft
 		tl.at(t).tokens++
@@ -153,13 +209,74 @@ func (tl *timeline) add(r *record.Record) {
 	}
 }
 
-// spread adds the request's time in flight to every bucket it overlaps.
-func (tl *timeline) spread(start, end time.Duration) {
-	start = max(start, 0)
-	for t := start; t < end; {
-		b := tl.at(t)
-		next := (t/tl.width + 1) * tl.width
-		b.inFlight += min(next, end) - t
-		t = next
+// series cuts the timeline into buckets from 0 to the run's end: its duration d, or the
+// last event when requests ended after it, at most drainMargin later. Events past that
+// are counted in Outside.
+func (tl *timeline) series(d time.Duration) Timeline {
+	end := d
+	for _, b := range tl.buckets {
+		if b.latest <= d+drainMargin {
+			end = max(end, b.latest)
+		}
 	}
+	for (end+tl.width-1)/tl.width > maxBuckets {
+		tl.coarsen()
+	}
+	n := int64((end + tl.width - 1) / tl.width)
+	w := tl.width.Seconds()
+	out := Timeline{BucketS: Float(w), Bands: map[string]Bands{}, T: []Float{}, Started: []int64{}, Finished: []int64{},
+		Failed: []int64{}, Interrupted: []int64{}, Concurrency: []Float{}, Tokens: []Float{}, Audio: []Float{}}
+	bands := make([]Bands, len(bandMeasures))
+	for k := range bands {
+		bands[k] = Bands{P50: []Float{}, P90: []Float{}, P99: []Float{}}
+	}
+	var through int64
+	for i := range n {
+		b := tl.buckets[i]
+		if b == nil {
+			b = &bucket{}
+		}
+		through += b.through
+		out.T = append(out.T, Float(float64(i)*w))
+		out.Started = append(out.Started, b.started)
+		out.Finished = append(out.Finished, b.finished)
+		out.Failed = append(out.Failed, b.failed)
+		out.Interrupted = append(out.Interrupted, b.interrupted)
+		// The last bucket may hold less than a bucket of the run: rates divide by what it holds.
+		span := min(w, (end - time.Duration(i)*tl.width).Seconds())
+		inFlight := b.inFlight + time.Duration(through)*tl.width
+		out.Concurrency = append(out.Concurrency, Float(inFlight.Seconds()/span))
+		out.Tokens = append(out.Tokens, Float(b.tokens/span))
+		out.Audio = append(out.Audio, Float(b.audioSeconds/span))
+		for k := range bandMeasures {
+			p50, p90, p99 := quantiles(b.bands[k].values)
+			bands[k].P50 = append(bands[k].P50, p50)
+			bands[k].P90 = append(bands[k].P90, p90)
+			bands[k].P99 = append(bands[k].P99, p99)
+		}
+	}
+	for i, b := range tl.buckets {
+		if i >= n {
+			out.Outside += b.started + b.finished + b.failed + b.interrupted
+		}
+	}
+	for k, m := range bandMeasures {
+		out.Bands[m.Name] = bands[k]
+	}
+	return out
+}
+
+// quantiles are the values' p50, p90 and p99 as the summary computes percentiles, NaN
+// when there are none.
+func quantiles(values []float32) (p50, p90, p99 Float) {
+	if len(values) == 0 {
+		nan := Float(math.NaN())
+		return nan, nan, nan
+	}
+	s := metrics.NewTrendSink(len(values))
+	for _, v := range values {
+		s.AddValue(float64(v))
+	}
+	q := func(p float64) Float { return Float(value(s, metrics.Percentile(p))) }
+	return q(50), q(90), q(99)
 }

@@ -1,6 +1,7 @@
 package testrun
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -122,6 +123,44 @@ func TestMergedHTMLReportIsTheWholeRunsReport(t *testing.T) {
 	for k := range a {
 		if a[k] != b[k] {
 			t.Errorf("merged report's %s differs from the whole run's:\n%s", k, lineDiff(strings.ReplaceAll(a[k], ",", ",\n"), strings.ReplaceAll(b[k], ",", ",\n")))
+		}
+	}
+}
+
+// A target whose URL holds credentials, unreachable: every request fails with Go's error,
+// which names the URL. The records, the report and the summary export hold it redacted.
+func TestFailuresHoldNoCredentialOfTheTarget(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := `import omni from 'omni';
+export const options = { iterations: 2 };
+export default async function () {
+  await omni.chat({ model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 });
+}`
+	log, _ := testLog()
+	test, err := Load(Options{Script: Script{Name: "t.js", Source: []byte(script)}, Quiet: true, Log: log,
+		Omni:          OmniOptions{BaseURL: "http://alice:pw-SECRET1@127.0.0.1:9/v1x?api_key=SECRET2&token=SECRET3"},
+		Outs:          []string{"json=" + filepath.Join(dir, "out.ndjson"), "html=" + filepath.Join(dir, "r.html")},
+		SummaryExport: filepath.Join(dir, "summary.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer test.Close()
+	if _, err := test.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"out.ndjson", "r.html", "summary.json"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, secret := range []string{"SECRET1", "SECRET2", "SECRET3"} {
+			if strings.Contains(string(b), secret) {
+				t.Errorf("%s holds %s", f, secret)
+			}
+		}
+		if f == "out.ndjson" && !strings.Contains(string(b), "api_key=REDACTED") {
+			t.Errorf("the records do not name the redacted URL:\n%.2000s", b)
 		}
 	}
 }

@@ -18,6 +18,8 @@ var omnikUI = (function () {
     return e;
   }
   function txt(s) { return document.createTextNode(s); }
+  // esc makes text safe in the HTML ECharts tooltip formatters return.
+  function esc(s) { return echarts.format.encodeHTML(String(s)); }
   function fmt(v, unit) {
     if (v === null || v === undefined || isNaN(v)) return "—";
     var a = Math.abs(v), s;
@@ -80,6 +82,6 @@ var omnikUI = (function () {
     window.omnikCharts = charts.length;
     requestAnimationFrame(function () { requestAnimationFrame(function () { window.omnikReportReady = true; }); });
   }
-  return { data: data, app: app, palette: palette, el: el, txt: txt, fmt: fmt, section: section, empty: empty, table: table, tr: tr,
+  return { data: data, app: app, palette: palette, el: el, txt: txt, esc: esc, fmt: fmt, section: section, empty: empty, table: table, tr: tr,
     panel: panel, draw: draw, grid: grid, cdfOption: cdfOption, ready: ready };
 })();

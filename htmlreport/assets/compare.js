@@ -12,7 +12,7 @@
   var crossed = cmp.gates.filter(function (g) { return g.crossed; }).length;
   section("gates", "Gates", [cmp.gates.length ? table(["", "gate", "observed", "limit"], cmp.gates.map(function (g) {
     return tr([el("span", { "class": g.crossed ? "bad" : "ok", text: g.crossed ? "✗ crossed" : "✓ held" }), g.expr,
-      g.no_data ? "no data" : (typeof g.observed === "string" ? g.observed : g.observed), g.limit]);
+      g.no_data ? "no data" : g.observed, g.limit]);
   })) : empty("No --fail-on gate."), crossed ? el("p", { "class": "bad", text: crossed + " gate(s) crossed: omnik compare exits 99." }) : null]);
 
   section("warnings", "Do the runs compare?", [cmp.warnings.length ? el("ul", {}, cmp.warnings.map(function (w) {

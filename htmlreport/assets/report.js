@@ -2,7 +2,7 @@
 // Everything is built from the data: no request leaves the page.
 (function () {
   "use strict";
-  var ui = omnikUI, data = ui.data, el = ui.el, txt = ui.txt, fmt = ui.fmt, section = ui.section, empty = ui.empty,
+  var ui = omnikUI, data = ui.data, el = ui.el, txt = ui.txt, fmt = ui.fmt, esc = ui.esc, section = ui.section, empty = ui.empty,
     table = ui.table, tr = ui.tr, panel = ui.panel, draw = ui.draw, grid = ui.grid, cdfOption = ui.cdfOption, palette = ui.palette;
   var run = data.run || {};
   var env = run.env || {};
@@ -50,7 +50,8 @@
   section("failures", "Failures by reason", [fl.length ? table(["reason", "count", "first", "last", "messages (most frequent first)"], fl) : empty("No request failed.")]);
 
   // Over time
-  var overTime = section("time", "Over time", [el("p", { "class": "note", text: "Per " + fmt(tl.bucket_s) + " s of the run. Latencies are those of the requests that started in the bucket." })]);
+  var overTime = section("time", "Over time", [el("p", { "class": "note", text: "Per " + fmt(tl.bucket_s) + " s of the run. Latencies are those of the requests that started in the bucket." +
+    (tl.outside ? " " + tl.outside + " request starts and ends fall more than 5 s after the run's end (records claiming so) and are not drawn." : "") })]);
   var g = el("div", { "class": "grid" });
   overTime.appendChild(g);
   var x = tl.t;
@@ -78,7 +79,7 @@
   if (sum(tl.interrupted)) requests.push({ name: "interrupted", data: tl.interrupted, step: true });
   timeChart("Requests", requests, "per bucket");
   timeChart("Concurrency", [{ name: "requests in flight (mean)", data: tl.concurrency, area: { opacity: 0.15 } }], "requests");
-  timeChart("Output tokens", [{ name: "output tokens/s", data: tl.output_tokens_per_s }], "tok/s", "One token per text chunk after the first, as vllm bench serve counts its peak.");
+  timeChart("Output tokens", [{ name: "output tokens/s", data: tl.output_tokens_per_s }], "tok/s", "Tokens where they arrived: one at the first text chunk, then one per inter-token gap (a chunk of k tokens counts k), as vllm bench serve counts its peak output throughput.");
   timeChart("Audio", [{ name: "audio seconds/s", data: tl.audio_s_per_s }], "s/s");
   // Bands: p50 to p90 and p90 to p99 as stacked areas over an invisible p50 base, with
   // the three quantiles drawn as lines; the tooltip shows only the lines.
@@ -96,7 +97,7 @@
     draw(p.chart, {
       tooltip: { trigger: "axis", formatter: function (ps) {
         var shown = ps.filter(function (q) { return q.seriesName.indexOf("band") < 0; });
-        return shown.length ? fmt(shown[0].value[0]) + " s<br>" + shown.map(function (q) { return q.marker + q.seriesName + " " + fmt(q.value[1], "ms"); }).join("<br>") : "";
+        return shown.length ? fmt(shown[0].value[0]) + " s<br>" + shown.map(function (q) { return q.marker + esc(q.seriesName) + " " + fmt(q.value[1], "ms"); }).join("<br>") : "";
       } },
       legend: { top: 0, data: ["p50", "p90", "p99"] }, grid: grid(),
       xAxis: { type: "value", name: "s", min: 0, max: x.length ? x[x.length - 1] + tl.bucket_s : 1 },
@@ -143,8 +144,8 @@
       ],
     });
     var st = function (s) { return s ? [s.mean, s.p50, s.p90, s.p99] : ["—", "—", "—", "—"]; };
-    ssec.appendChild(table(["stage", "kind", "first output", "gen mean", "gen p50", "gen p90", "gen p99", "first output mean", "p50", "p90", "p99"],
-      data.stages.map(function (s) { return tr([s.name, s.kind, s.first_output].concat(st(s.gen_ms), st(s.serving_ttfo_ms))); })));
+    ssec.appendChild(table(["stage", "kind", "first output", "gen mean", "gen p50", "gen p90", "gen p99", "first output mean", "p50", "p90", "p99", "postprocess mean", "p99"],
+      data.stages.map(function (s) { return tr([s.name, s.kind, s.first_output].concat(st(s.gen_ms), st(s.serving_ttfo_ms), s.postprocess_ms ? [s.postprocess_ms.mean, s.postprocess_ms.p99] : ["—", "—"])); })));
   } else ssec.appendChild(empty("The server sent no stage metrics."));
 
   // Waterfalls
@@ -190,10 +191,11 @@
   function waterfallOption(w) {
     var rows = ["client"], items = [], marks = [];
     ["text", "audio", "image"].forEach(function (k) { if (w.chunks[k]) rows.push(k + " chunks"); });
-    w.stages.slice().forEach(function (s) { rows.push("stage " + s.id + " " + s.name); });
+    var stageRow = function (s) { return "stage " + s.id + " " + s.name + " (" + s.kind + ")"; };
+    w.stages.forEach(function (s) { rows.push(stageRow(s)); });
     items.push({ value: [0, 0, w.e2el_ms], name: "request", itemStyle: { color: "#adb5bd" } });
     w.stages.forEach(function (s) {
-      var row = rows.indexOf("stage " + s.id + " " + s.name);
+      var row = rows.indexOf(stageRow(s));
       items.push({ value: [row, s.start_ms, s.start_ms + s.gen_ms], name: s.name + " gen " + fmt(s.gen_ms) + " ms (start estimated)", itemStyle: { color: palette[(s.id + 1) % palette.length] } });
       if (s.postprocess_ms) items.push({ value: [row, s.start_ms + s.gen_ms, s.start_ms + s.gen_ms + s.postprocess_ms], name: s.name + " postprocess", itemStyle: { color: "#868e96" } });
       if (s.first_output_ms) marks.push({ value: [s.first_output_ms, row], name: s.name + " first output (server)", symbol: "diamond", symbolSize: 11, itemStyle: { color: "#212529" } });
@@ -208,7 +210,8 @@
       marks.push({ value: [w.marks[k], 0], name: k.replace("_", " "), symbol: k === "sent" || k === "end" ? "triangle" : "circle", symbolSize: 10 });
     });
     return {
-      tooltip: { trigger: "item", formatter: function (p) { return p.name ? p.name + (p.value && p.value.length === 2 ? " at " + fmt(p.value[0]) + " ms" : "") : ""; } },
+      // The names hold the server's stage names: escaped, as the tooltip is HTML.
+      tooltip: { trigger: "item", formatter: function (p) { return p.name ? esc(p.name) + (p.value && p.value.length === 2 ? " at " + fmt(p.value[0]) + " ms" : "") : ""; } },
       legend: { top: 0, type: "scroll" }, grid: { left: 140, right: 24, top: 36, bottom: 40 },
       xAxis: { type: "value", name: "ms", min: 0 },
       yAxis: { type: "category", data: rows, inverse: true },

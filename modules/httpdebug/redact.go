@@ -3,6 +3,7 @@ package httpdebug
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 )
 
@@ -93,4 +94,23 @@ func writeHeader(b *strings.Builder, h http.Header) {
 			b.WriteByte('\n')
 		}
 	}
+}
+
+// urlInText finds the URLs in a message, such as Go's `Post "http://h/v1?api_key=…":
+// dial tcp …` errors, which end at a quote, a space or an angle bracket.
+var urlInText = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+`)
+
+// RedactText is a message as it may be written (a request's error in a result file or a
+// report): every URL in it redacted as RedactURL does, the rest as it was.
+func RedactText(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	return urlInText.ReplaceAllStringFunc(s, func(raw string) string {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return Redacted
+		}
+		return RedactURL(u)
+	})
 }

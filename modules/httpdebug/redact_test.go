@@ -108,3 +108,34 @@ func FuzzRedactHeader(f *testing.F) {
 		}
 	})
 }
+
+func TestRedactText(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		`Post "http://u:pw@gpu:8000/v1/chat/completions?api_key=sk-1&region=eu": dial tcp 10.0.0.1:8000: connect: connection refused`: `Post "http://REDACTED@gpu:8000/v1/chat/completions?api_key=REDACTED&region=eu": dial tcp 10.0.0.1:8000: connect: connection refused`,
+		"HTTP 503: no diffusion stage":                                   "HTTP 503: no diffusion stage",
+		"redirect to https://cdn/x?sig=abc then ws://h/?token=t2 failed": "redirect to https://cdn/x?sig=REDACTED then ws://h/?token=REDACTED failed",
+		"bad http://%zz/?key=k":                                          "bad REDACTED",
+	} {
+		if got := RedactText(in); got != want {
+			t.Errorf("RedactText(%q)\n got %q\nwant %q", in, got, want)
+		}
+	}
+}
+
+// FuzzRedactText: a secret in a URL's user info or in a credential parameter never
+// comes out, whatever surrounds the URL.
+func FuzzRedactText(f *testing.F) {
+	f.Add("before ", "s3cr3t-value", " after")
+	f.Add(`Get "`, "k", `": EOF`)
+	f.Fuzz(func(t *testing.T, before, secret, after string) {
+		if len(secret) < 4 || strings.ContainsAny(secret, " \t\n\"'<>&#%/?@:=") {
+			return // the secret must be one URL-safe token, else it is not in the URL at all
+		}
+		for _, u := range []string{"http://user:" + secret + "@h/x", "https://h/x?api_key=" + secret + "&a=1"} {
+			if out := RedactText(before + u + after); strings.Contains(out, secret) && !strings.Contains(before+after, secret) {
+				t.Fatalf("%q leaked %q", before+u+after, out)
+			}
+		}
+	})
+}

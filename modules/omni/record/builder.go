@@ -4,6 +4,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/omnik-dev/omnik/modules/httpdebug"
 	"github.com/omnik-dev/omnik/modules/omni/chunk"
 )
 
@@ -151,7 +152,9 @@ func (b *Builder) OnStageMetrics(m *chunk.Metrics) {
 // Fail marks the request failed. The first failure is kept: later ones are its echoes.
 func (b *Builder) Fail(kind, msg string) {
 	if b.r.Err == nil {
-		b.r.Err = &Error{Kind: kind, Message: msg}
+		// Go's errors name the URL, query and user info included: no credential may
+		// reach a result file or a report through them.
+		b.r.Err = &Error{Kind: kind, Message: httpdebug.RedactText(msg)}
 	}
 }
 
