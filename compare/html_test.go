@@ -1,13 +1,17 @@
 package compare
 
 import (
+	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/omnik-dev/omnik/htmlreport"
 	"github.com/omnik-dev/omnik/internal/chromium"
+	"github.com/omnik-dev/omnik/testrun"
 )
 
 // --html draws both runs: full CDFs from result files, coarse ones through a summary
@@ -80,4 +84,37 @@ func hasMeasure(ds []htmlreport.Distribution, measure string) bool {
 		}
 	}
 	return false
+}
+
+// A run without one successful request has no distribution: the page still draws the
+// other run's comparison, without an error.
+func TestCompareHTMLAgainstARunThatFailedEverything(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	results, _ := runMock(t, dir, "four", chatScript("4"))
+	failed := filepath.Join(dir, "failed.ndjson")
+	test, err := testrun.Load(testrun.Options{Script: testrun.Script{Name: "failed.js", Source: []byte(chatScript("2"))},
+		Outs: []string{"json=" + failed}, Quiet: true, Log: slog.New(slog.DiscardHandler),
+		Omni: testrun.OmniOptions{BaseURL: "http://127.0.0.1:9"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer test.Close()
+	if _, err := test.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "cmp.html")
+	if code, _, log := compareRun(t, Options{Base: results, New: failed, HTML: path}); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, log)
+	}
+	page := chromium.Open(t, path)
+	page.WaitFor(`window.omnikReportReady === true`, 0)
+	var text string
+	page.Eval(`document.getElementById("distributions").textContent`, &text)
+	if !strings.Contains(text, "no distribution in common") {
+		t.Errorf("distributions section: %q", text)
+	}
+	if errs := page.Errors(); len(errs) > 0 {
+		t.Errorf("the page reported errors: %v", errs)
+	}
 }

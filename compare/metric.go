@@ -46,6 +46,8 @@ func metricStat(name string, m *metrics.MetricSummary, st metrics.Stat, v float6
 		s.Better = Lower
 	case m.Type == "rate" && st.Name == "rate" && base == "checks":
 		s.Better = Higher
+	case m.Type == "rate" && st.Name == "fails" && base == "checks":
+		s.Better = Lower
 	}
 	return s
 }

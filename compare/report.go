@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 
 	"github.com/omnik-dev/omnik/engine"
@@ -90,7 +91,11 @@ func Report(o Options) (engine.ExitCode, error) {
 		if err != nil {
 			return 0, fmt.Errorf("--html: %w", err)
 		}
-		o.Log.Info("comparison page: " + o.HTML)
+		size := ""
+		if fi, err := os.Stat(o.HTML); err == nil {
+			size = fmt.Sprintf(" (%.1f MB)", float64(fi.Size())/(1<<20))
+		}
+		o.Log.Info("comparison page: " + o.HTML + size)
 	}
 	var crossed []string
 	for _, r := range results {

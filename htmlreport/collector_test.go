@@ -148,8 +148,15 @@ func TestWaterfallsAreTheSlowestOfEachScenarioAndASample(t *testing.T) {
 	for _, wf := range list {
 		got = append(got, fmt.Sprintf("%s:%s:%v", wf.Why, wf.Scenario, wf.E2ELMS))
 	}
-	if len(list) != 2*waterfallCount {
+	if len(list) > 2*waterfallCount || len(list) <= waterfallCount {
 		t.Fatalf("%d waterfalls: %v", len(list), got)
+	}
+	for i := range list {
+		for j := range i {
+			if list[i].same(list[j]) {
+				t.Errorf("waterfalls %d and %d are one request: %v", j, i, got)
+			}
+		}
 	}
 	// Round by round, each scenario's slowest: slow has three, fast fills the rest.
 	want := "slowest:slow:5002 slowest:fast:199 slowest:slow:5001 slowest:fast:198 slowest:slow:5000 slowest:fast:197 slowest:fast:196 slowest:fast:195"
@@ -323,5 +330,32 @@ func TestMergedSamplesKeepTheirShares(t *testing.T) {
 	}
 	if m.seen != 10_100 || len(m.values) != reservoirSize || twos != 3 {
 		t.Errorf("merged: seen %d, %d values, %d twos (want 3: 1%% of 256, rounded)", m.seen, len(m.values), twos)
+	}
+}
+
+// A file may name any number of error kinds, scenarios and stages: the report keeps a
+// bounded number of each and counts the rest.
+func TestMadeUpNamesAreBounded(t *testing.T) {
+	t.Parallel()
+	c := NewCollector()
+	for i := range 1000 {
+		c.Add(failed(0, fmt.Sprintf("kind-%d", i), "x"))
+		r := chat(fmt.Sprintf("scenario-%d", i), 0, ms(10), ms(30))
+		r.Stages = map[string]chunk.Stage{"0": {ID: i, Name: fmt.Sprintf("stage-%d", i), Values: map[string]float64{"stage_gen_time_ms": 5}}}
+		c.Add(r)
+	}
+	kinds := c.failures.list()
+	if len(kinds) != maxKinds+1 || kinds[0].Kind != otherKind || kinds[0].Count != 1000-maxKinds {
+		t.Errorf("%d kinds, the most frequent %+v", len(kinds), kinds[0])
+	}
+	if n := len(c.dists.stages()); n != maxStages {
+		t.Errorf("%d stages kept", n)
+	}
+	groups := map[string]bool{}
+	for k := range c.dists.sinks {
+		groups[k.group] = true
+	}
+	if len(groups) != 1+maxScenarios+1+maxStages || len(c.waterfalls.slowest) != maxScenarios {
+		t.Errorf("%d groups, slowest of %d scenarios", len(groups), len(c.waterfalls.slowest))
 	}
 }

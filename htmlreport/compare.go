@@ -37,9 +37,9 @@ type Side struct {
 func (c *Collector) Overlaid() []Distribution {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return slices.DeleteFunc(c.dists.list(), func(d Distribution) bool {
+	return orEmpty(slices.DeleteFunc(c.dists.list(), func(d Distribution) bool {
 		return d.Group != groupAll && !strings.HasPrefix(d.Group, groupStage)
-	})
+	}))
 }
 
 // CoarseDistributions are the distributions a summary export's metrics still say

@@ -35,9 +35,17 @@ func stageMeasure(name string) record.StageMeasure {
 	panic("htmlreport: no stage measure " + name)
 }
 
+// Bounds on the groups a file can make: scenario names are the script's and stage names
+// the server's, and a server that puts an id in its stage names must not grow the report.
+const (
+	maxScenarios = 64
+	maxStages    = 32
+)
+
 // distributions keeps every per-request measure of the successful requests, by group.
 type distributions struct {
 	sinks     map[distKey]*metrics.TrendSink
+	scenarios map[string]bool      // the scenarios with a group
 	stageInfo map[string]stageInfo // by stage name
 }
 
@@ -50,7 +58,7 @@ type stageInfo struct {
 type distKey struct{ measure, group string }
 
 func newDistributions() *distributions {
-	return &distributions{sinks: map[distKey]*metrics.TrendSink{}, stageInfo: map[string]stageInfo{}}
+	return &distributions{sinks: map[distKey]*metrics.TrendSink{}, scenarios: map[string]bool{}, stageInfo: map[string]stageInfo{}}
 }
 
 func (d *distributions) sink(measure, group string) *metrics.TrendSink {
@@ -68,7 +76,7 @@ func (d *distributions) add(r *record.Record) {
 		return
 	}
 	groups := append(make([]string, 0, 5), groupAll)
-	if r.Scenario != "" {
+	if r.Scenario != "" && admit(d.scenarios, r.Scenario, maxScenarios) {
 		groups = append(groups, groupScenario+r.Scenario)
 	}
 	for _, m := range modalities(r) {
@@ -88,12 +96,23 @@ func (d *distributions) add(r *record.Record) {
 		})
 	}
 	for _, st := range r.Stages {
+		if _, ok := d.stageInfo[st.DisplayName()]; !ok && len(d.stageInfo) >= maxStages {
+			continue
+		}
 		group := groupStage + st.DisplayName()
 		d.stageInfo[st.DisplayName()] = stageInfo{st.ID, record.KindOf(st.FinalOutputType, st.OutputUnitType)}
 		for _, m := range stageMeasures {
 			m.Each(st, func(v float64) { d.sink(m.Name, group).AddValue(v) })
 		}
 	}
+}
+
+// admit reports whether name has, or may take, one of at most limit places in set.
+func admit(set map[string]bool, name string, limit int) bool {
+	if !set[name] && len(set) < limit {
+		set[name] = true
+	}
+	return set[name]
 }
 
 // modalities are the outputs a request produced.

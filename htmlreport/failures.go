@@ -13,9 +13,12 @@ import (
 // Bounds on what the failures keep, whatever a hostile server sends: distinct messages
 // per kind, and the length of each.
 const (
+	maxKinds         = 32 // past it, kinds a file made up count under otherKind
 	maxMessages      = 20
 	maxMessageLength = 300
 )
+
+const otherKind = "other kinds"
 
 // Failure is one error kind: how many, when, and what the messages said.
 type Failure struct {
@@ -46,10 +49,14 @@ func (f failures) add(r *record.Record) {
 		return
 	}
 	at := Float((r.Offset + r.End).Seconds())
-	k := f[r.Err.Kind]
+	kind := r.Err.Kind
+	if f[kind] == nil && len(f) >= maxKinds {
+		kind = otherKind
+	}
+	k := f[kind]
 	if k == nil {
-		k = &failure{Failure: Failure{Kind: r.Err.Kind, FirstS: at, LastS: at}, messages: map[string]int64{}}
-		f[r.Err.Kind] = k
+		k = &failure{Failure: Failure{Kind: kind, FirstS: at, LastS: at}, messages: map[string]int64{}}
+		f[kind] = k
 	}
 	k.Count++
 	k.FirstS, k.LastS = min(k.FirstS, at), max(k.LastS, at)

@@ -52,14 +52,15 @@ type WaterfallStage struct {
 // waterfalls picks the slowest successful requests of each scenario, so one slow
 // endpoint does not hide the others, and a uniform sample of all of them.
 type waterfalls struct {
-	slowest map[string][]Waterfall // by scenario: ascending E2EL, at most waterfallCount
-	sample  []Waterfall
-	seen    int64
-	rng     *rand.Rand
+	slowest   map[string][]Waterfall // by scenario: ascending E2EL, at most waterfallCount
+	scenarios map[string]bool        // at most maxScenarios have their slowest kept
+	sample    []Waterfall
+	seen      int64
+	rng       *rand.Rand
 }
 
 func newWaterfalls() *waterfalls {
-	return &waterfalls{slowest: map[string][]Waterfall{}, rng: rand.New(rand.NewPCG(3, 4))}
+	return &waterfalls{slowest: map[string][]Waterfall{}, scenarios: map[string]bool{}, rng: rand.New(rand.NewPCG(3, 4))}
 }
 
 func (w *waterfalls) add(r *record.Record) {
@@ -67,7 +68,7 @@ func (w *waterfalls) add(r *record.Record) {
 		return
 	}
 	e2el := Float(record.Millis(r.End))
-	if top := w.slowest[r.Scenario]; len(top) < waterfallCount || e2el > top[0].E2ELMS {
+	if top := w.slowest[r.Scenario]; admit(w.scenarios, r.Scenario, maxScenarios) && (len(top) < waterfallCount || e2el > top[0].E2ELMS) {
 		i, _ := slices.BinarySearchFunc(top, e2el, func(a Waterfall, v Float) int { return cmp.Compare(a.E2ELMS, v) })
 		top = slices.Insert(top, i, waterfallOf(r, "slowest"))
 		if len(top) > waterfallCount {
@@ -105,9 +106,17 @@ func (w *waterfalls) list() []Waterfall {
 		slices.SortStableFunc(round, func(a, b Waterfall) int { return cmp.Compare(b.E2ELMS, a.E2ELMS) })
 		out = append(out, round[:min(len(round), waterfallCount-len(out))]...)
 	}
-	sample := slices.Clone(w.sample)
+	// A sampled request may be among the slowest: drawn once.
+	sample := slices.DeleteFunc(slices.Clone(w.sample), func(s Waterfall) bool {
+		return slices.ContainsFunc(out, func(o Waterfall) bool { return o.same(s) })
+	})
 	slices.SortStableFunc(sample, func(a, b Waterfall) int { return cmp.Compare(a.StartS, b.StartS) })
 	return append(out, sample...)
+}
+
+// same reports whether two waterfalls are of one request.
+func (w Waterfall) same(o Waterfall) bool {
+	return w.StartS == o.StartS && w.E2ELMS == o.E2ELMS && w.Scenario == o.Scenario && w.Endpoint == o.Endpoint && w.RequestID == o.RequestID
 }
 
 func waterfallOf(r *record.Record, why string) Waterfall {

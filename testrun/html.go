@@ -3,6 +3,7 @@ package testrun
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -40,6 +41,28 @@ func (h *htmlReports) with(path string) *htmlReports {
 	}
 	h.paths = append(h.paths, path)
 	return h
+}
+
+// check makes sure every report can be written, before the run: a wrong path is a
+// usage error at once, not a lost report after an hour of load. It creates the files
+// (and their directories) and leaves an existing file as it is until the end.
+func (h *htmlReports) check() error {
+	if h == nil {
+		return nil
+	}
+	for _, path := range h.paths {
+		if dir := filepath.Dir(path); dir != "." {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return fmt.Errorf("HTML report: %w", err)
+			}
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			return fmt.Errorf("HTML report: %w", err)
+		}
+		f.Close()
+	}
+	return nil
 }
 
 // write writes every report of the run summarized by s, which started at started, and

@@ -51,6 +51,15 @@ func TestLiveHTMLReportIsTheReportOfItsResultFile(t *testing.T) {
 
 func TestOutHTMLNeedsAFile(t *testing.T) {
 	t.Parallel()
+	// A report that cannot be written is refused before anything runs or is read.
+	bad := "html=/proc/omnik-no-such-dir/r.html"
+	_, h, _ := splitHTMLOuts([]string{bad})
+	if err := h.check(); err == nil {
+		t.Errorf("%s was accepted", bad)
+	}
+	if _, err := Report(ReportOptions{Path: "testdata/none.ndjson", HTML: "/proc/omnik-no-such-dir/r.html"}); err == nil || !strings.Contains(err.Error(), "HTML report") {
+		t.Errorf("omnik report --html to an unwritable path: %v", err)
+	}
 	if _, _, err := splitHTMLOuts([]string{"json=a", "html="}); err == nil {
 		t.Error("html= without a file was accepted")
 	}

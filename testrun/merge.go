@@ -59,6 +59,9 @@ func Merge(o MergeOptions) (engine.ExitCode, error) {
 	rp := newReporter(ReportOptions{Thresholds: o.Thresholds, SummaryExport: o.SummaryExport, HTML: o.HTML, NoColor: o.NoColor,
 		Stdout: o.Stdout, Stderr: o.Stderr, Log: o.Log})
 	o.Stdout = rp.opts.Stdout
+	if err := rp.html.check(); err != nil {
+		return 0, engine.Invalid(err)
+	}
 	merged := *pieces[0].header
 	merged.Origin = plan.origin
 	if merged.Piece.RunID == "" {

@@ -48,6 +48,9 @@ type ReportOptions struct {
 // read as omnik results.
 func Report(o ReportOptions) (engine.ExitCode, error) {
 	rp := newReporter(o)
+	if err := rp.html.check(); err != nil {
+		return 0, engine.Invalid(err)
+	}
 	if err := rp.read(o.Path, nil, 0); err != nil {
 		return 0, engine.Invalid(err)
 	}

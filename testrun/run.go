@@ -52,6 +52,9 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 		return 0, err
 	}
 	specs, reports, err := splitHTMLOuts(o.Outs)
+	if err == nil {
+		err = reports.check()
+	}
 	if err != nil {
 		return 0, engine.Invalid(err)
 	}
