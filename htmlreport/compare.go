@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"cmp"
 	"encoding/json"
 	"io"
 	"slices"
@@ -65,7 +66,7 @@ func CoarseDistributions(ms map[string]*metrics.MetricSummary) []Distribution {
 		if len(d.Points) < 2 {
 			continue
 		}
-		slices.SortFunc(d.Points, func(a, b [2]Float) int { return cmpFloat(a[1], b[1]) })
+		slices.SortFunc(d.Points, func(a, b [2]Float) int { return cmp.Compare(a[1], b[1]) })
 		out = append(out, d)
 	}
 	slices.SortFunc(out, func(a, b Distribution) int { return strings.Compare(a.Measure, b.Measure) })
@@ -88,16 +89,6 @@ func quantileOf(stat string) (float64, bool) {
 		return 0, false
 	}
 	return st.P / 100, true
-}
-
-func cmpFloat(a, b Float) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // WriteHTML writes the comparison page, self-contained as the report is.
