@@ -102,12 +102,14 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	b.WriteByte('\n')
 	t.p.write(b.String())
 	if t.p.mode == Full && resp.Body != nil && resp.Body != http.NoBody {
+		// A server may echo the request's credentials: its body prints without them.
+		secrets := HeaderSecrets(req.Header)
 		resp.Body = &capture{ReadCloser: resp.Body, contentType: resp.Header.Get("Content-Type"),
 			onEnd: func(c *capture) {
 				var b strings.Builder
 				fmt.Fprintf(&b, "--- http-debug #%d response body ---\n", id)
 				c.describe(&b, "empty body")
-				t.p.write(b.String())
+				t.p.write(RedactValues(b.String(), secrets))
 			}}
 	}
 	return resp, nil

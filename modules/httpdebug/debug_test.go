@@ -139,3 +139,18 @@ func TestWrappedTransportStillClosesIdleConnections(t *testing.T) {
 		t.Error("CloseIdleConnections did not reach the wrapped transport")
 	}
 }
+
+// A server that echoes the request's credentials in its body: full mode prints the body
+// without them, by value.
+func TestFullModeRedactsEchoedCredentials(t *testing.T) {
+	t.Parallel()
+	out := exchange(t, Full, "{}", "text/plain", []byte("401: you sent Bearer header-secret and api-key-secret (sid=cookie-secret)"))
+	for _, secret := range []string{"header-secret", "api-key-secret", "cookie-secret"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("printed %s:\n%s", secret, out)
+		}
+	}
+	if !strings.Contains(out, "401: you sent REDACTED and REDACTED (REDACTED)") {
+		t.Errorf("the body is not printed:\n%s", out)
+	}
+}

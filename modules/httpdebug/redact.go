@@ -114,3 +114,37 @@ func RedactText(s string) string {
 		return RedactURL(u)
 	})
 }
+
+// minSecret is the shortest credential value redacted wherever it appears: shorter ones
+// ("1", "on") would blank out unrelated text.
+const minSecret = 4
+
+// HeaderSecrets are the credential values a request sends in h: every value of a header
+// whose name marks a credential, and for an Authorization the part after its scheme. A
+// server may echo them back in an error body; RedactValues takes them out of it.
+func HeaderSecrets(h http.Header) []string {
+	var out []string
+	for name, values := range h {
+		if !sensitive(name) {
+			continue
+		}
+		for _, v := range values {
+			out = append(out, v)
+			if scheme, rest, ok := strings.Cut(v, " "); ok && authSchemes[strings.ToLower(scheme)] {
+				out = append(out, strings.TrimSpace(rest))
+			}
+		}
+	}
+	return out
+}
+
+// RedactValues is s with every occurrence of each secret (of at least minSecret bytes)
+// replaced by Redacted.
+func RedactValues(s string, secrets []string) string {
+	for _, v := range secrets {
+		if len(v) >= minSecret && strings.Contains(s, v) {
+			s = strings.ReplaceAll(s, v, Redacted)
+		}
+	}
+	return s
+}

@@ -1,6 +1,7 @@
 package httpdebug
 
 import (
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -138,4 +139,17 @@ func FuzzRedactText(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestHeaderSecretsAndRedactValues(t *testing.T) {
+	t.Parallel()
+	h := http.Header{}
+	h.Set("Authorization", "Bearer sk-abc123")
+	h.Set("X-Api-Key", "k-456789")
+	h.Set("Accept", "text/plain")
+	h.Set("X-Token", "ab") // too short to redact by value
+	got := RedactValues("echo: Bearer sk-abc123 / sk-abc123 / k-456789 / text/plain / ab", HeaderSecrets(h))
+	if want := "echo: REDACTED / REDACTED / REDACTED / text/plain / ab"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"image"
 	"image/png"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,7 +46,8 @@ func (k *sink) values(name string, tag, want string) []float64 {
 }
 
 // scriptEnv is what a test script runs with beyond its source: files beside it, the
-// client configuration (BaseURL is the simulator's) and where request records go.
+// client configuration (BaseURL is the simulator's unless set) and where request records
+// go.
 type scriptEnv struct {
 	files   map[string][]byte
 	cfg     Config
@@ -65,15 +68,17 @@ func runScript(t *testing.T, src string, mockOpts ...mock.Option) (*sink, *repor
 // (the returned sink), the Serving/Stage section and env.records.
 func runScriptIn(t *testing.T, env scriptEnv, src string) (*sink, *report.Section, *js.VU) {
 	t.Helper()
-	srv, err := mock.New(append([]mock.Option{mock.WithSpeed(20)}, env.mock...)...)
-	if err != nil {
-		t.Fatal(err)
+	url := env.cfg.BaseURL
+	if url == "" {
+		srv, err := mock.New(append([]mock.Option{mock.WithSpeed(20)}, env.mock...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if url, err = srv.StartLoopback(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = srv.Close() })
 	}
-	url, err := srv.StartLoopback()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
 	reg := metrics.NewRegistry()
 	k := &sink{}
 	sec := report.NewSection(env.section)
@@ -303,6 +308,41 @@ export default async function () {
 	}
 	if len(records) != 4 || strings.Contains(string(out), key) {
 		t.Errorf("%d records, want 4 without the key: %s", len(records), out)
+	}
+}
+
+// A server that answers 401 with the request's headers in its body cannot put a key
+// omnik sent into a record: the module's key, its headers, a call's headers and a second
+// client's key are taken out of the message by value.
+func TestEchoedCredentialsNeverInRecords(t *testing.T) {
+	t.Parallel()
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		_ = r.Header.Write(w)
+	}))
+	t.Cleanup(echo.Close)
+	var mu sync.Mutex
+	var records []*record.Record
+	env := scriptEnv{cfg: Config{BaseURL: echo.URL, Model: "m", APIKey: "sk-module-key-1", Headers: map[string]string{"X-Api-Key": "hdr-key-2"}},
+		records: func(r *record.Record) { mu.Lock(); records = append(records, r); mu.Unlock() }}
+	runScriptIn(t, env, `import omni from 'omni';
+const second = omni.client({ apiKey: 'sk-client-key-3', model: 'm', baseURL: '`+echo.URL+`' });
+export default async function () {
+  await omni.chat({ messages: [{ role: 'user', content: 'hi' }] });
+  await omni.chat({ messages: [{ role: 'user', content: 'hi' }] }, { headers: { 'X-Auth-Token': 'call-token-4' } });
+  await second.chat({ messages: [{ role: 'user', content: 'hi' }] });
+  await omni.images.generate({ prompt: 'p' });
+}`)
+	mu.Lock()
+	defer mu.Unlock()
+	out, _ := json.Marshal(records)
+	for _, secret := range []string{"sk-module-key-1", "hdr-key-2", "sk-client-key-3", "call-token-4"} {
+		if strings.Contains(string(out), secret) {
+			t.Errorf("a record holds %s", secret)
+		}
+	}
+	if len(records) != 4 || !strings.Contains(string(out), "Authorization: REDACTED") || !strings.Contains(string(out), "X-Auth-Token: REDACTED") {
+		t.Errorf("%d records, want 4 failures with the echo redacted: %s", len(records), out)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/omnik-dev/omnik/modules/httpdebug"
 	"github.com/omnik-dev/omnik/modules/omni/chunk"
 	"github.com/omnik-dev/omnik/modules/omni/record"
 	"github.com/omnik-dev/omnik/modules/omni/sse"
@@ -102,6 +103,7 @@ func start(ctx context.Context, hc *http.Client, req *Request, endpoint string) 
 
 	t0 := time.Now()
 	c.b = record.NewBuilder(endpoint, t0)
+	c.b.Redact(httpdebug.HeaderSecrets(hr.Header))
 	c.b.SetTags(req.Tags)
 	c.b.SetIntendedStart(req.IntendedStart)
 	resp, err := hc.Do(hr)

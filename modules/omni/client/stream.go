@@ -13,6 +13,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/omnik-dev/omnik/modules/httpdebug"
 	"github.com/omnik-dev/omnik/modules/omni/chunk"
 	"github.com/omnik-dev/omnik/modules/omni/record"
 	"github.com/omnik-dev/omnik/modules/omni/wav"
@@ -72,6 +73,7 @@ func (ev *wsEvent) errorMessage() string {
 // or audio.chunk), audio.done and session.done.
 func AudioStream(ctx context.Context, d *websocket.Dialer, req StreamRequest) *record.Record {
 	b := record.NewBuilder(record.EndpointAudioStream, time.Now())
+	b.Redact(httpdebug.HeaderSecrets(req.Header))
 	b.SetTags(req.Tags)
 	b.SetIntendedStart(req.IntendedStart)
 	conn, resp, err := d.DialContext(ctx, req.URL, req.Header)

@@ -10,8 +10,9 @@ import (
 
 // Builder fills a Record as a response is read. It is used by one reader goroutine.
 type Builder struct {
-	r    Record
-	text []byte
+	r       Record
+	text    []byte
+	secrets []string // credential values the request sent
 	// tokensOut is the largest metrics.num_tokens_out the server reported.
 	tokensOut int
 }
@@ -152,11 +153,15 @@ func (b *Builder) OnStageMetrics(m *chunk.Metrics) {
 // Fail marks the request failed. The first failure is kept: later ones are its echoes.
 func (b *Builder) Fail(kind, msg string) {
 	if b.r.Err == nil {
-		// Go's errors name the URL, query and user info included: no credential may
-		// reach a result file or a report through them.
-		b.r.Err = &Error{Kind: kind, Message: httpdebug.RedactText(msg)}
+		// Go's errors name the URL, query and user info included, and a server may echo
+		// the request's headers: no credential may reach a result file or a report.
+		b.r.Err = &Error{Kind: kind, Message: httpdebug.RedactValues(httpdebug.RedactText(msg), b.secrets)}
 	}
 }
+
+// Redact names the credential values the request sent (httpdebug.HeaderSecrets): no
+// failure message keeps them.
+func (b *Builder) Redact(secrets []string) { b.secrets = append(b.secrets, secrets...) }
 
 // Failed reports whether Fail was called.
 func (b *Builder) Failed() bool { return b.r.Err != nil }
