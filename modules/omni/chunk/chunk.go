@@ -25,6 +25,11 @@ type Chunk struct {
 	Metrics  *Metrics `json:"metrics"`
 	Error    *Error   `json:"error"`
 	Detail   *Detail  `json:"detail"` // FastAPI error bodies
+	// Message and Code are vLLM's ErrorResponse, sent as a whole 200 body or as a stream
+	// event: {"object":"error","message":…,"type":…,"code":500}. Raw, as other objects may
+	// use the names for something else.
+	Message json.RawMessage `json:"message"`
+	Code    json.RawMessage `json:"code"`
 
 	Audio String `json:"audio"` // speech SSE delta
 	// Delta is the image edit stream's ar_delta text, or the audio of the first speech SSE
@@ -38,6 +43,22 @@ type Chunk struct {
 	scratch []byte // the input with large strings cut out, reused across Decode calls
 	spans   []span
 	stages  stageCache
+}
+
+// Failure is the error the body or event carries: its `error` object, or vLLM's
+// top-level ErrorResponse (object "error"); nil when it carries none.
+func (c *Chunk) Failure() *Error {
+	if c.Error != nil {
+		return c.Error
+	}
+	if c.Object != "error" {
+		return nil
+	}
+	msg := scalar(c.Message)
+	if msg == "" {
+		msg = "an error object without a message"
+	}
+	return &Error{Message: msg, Type: c.Type, Code: scalar(c.Code)}
 }
 
 // Choice is one entry of choices: a delta when streaming, a message otherwise.

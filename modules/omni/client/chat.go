@@ -157,8 +157,8 @@ func (c *call) decodeBody(ch *chunk.Chunk) (at time.Time, ok bool) {
 		c.b.Fail(record.KindMalformed, "response body: "+err.Error())
 		return at, false
 	}
-	if ch.Error != nil {
-		c.b.Fail(record.KindStreamError, "response body: "+errorText(ch.Error))
+	if e := ch.Failure(); e != nil {
+		c.b.Fail(record.KindStreamError, "response body: "+errorText(e))
 		return at, false
 	}
 	return at, true

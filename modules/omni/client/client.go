@@ -185,9 +185,9 @@ func (c *call) httpError() {
 	msg := string(bytes.TrimSpace(body))
 	var ch chunk.Chunk
 	if chunk.Decode(body, &ch) == nil {
-		switch {
-		case ch.Error != nil && ch.Error.Message != "":
-			msg = ch.Error.Message
+		switch e := ch.Failure(); {
+		case e != nil && e.Message != "":
+			msg = e.Message
 		case ch.Detail != nil:
 			msg = ch.Detail.Message
 		}
@@ -285,8 +285,8 @@ func (c *call) decode(ev sse.Event, ch *chunk.Chunk) bool {
 		c.b.Fail(record.KindMalformed, fmt.Sprintf("event at byte %d: %v", ev.Offset, err))
 		return false
 	}
-	if ch.Error != nil {
-		c.b.Fail(record.KindStreamError, fmt.Sprintf("event at byte %d: %s", ev.Offset, errorText(ch.Error)))
+	if e := ch.Failure(); e != nil {
+		c.b.Fail(record.KindStreamError, fmt.Sprintf("event at byte %d: %s", ev.Offset, errorText(e)))
 		return false
 	}
 	return true

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/omnik-dev/omnik/modules/omni/record"
@@ -45,5 +46,20 @@ func TestImageEditStreamEveryByteBoundary(t *testing.T) {
 	r := do(t, images(record.EndpointImageEdit), replay{header: sseHeader, pieces: [][]byte{errStream}}, Request{})
 	if r.OK() || r.Err.Kind != record.KindStreamError {
 		t.Fatalf("error event: %+v", r.Err)
+	}
+}
+
+// vLLM's ErrorResponse as a 200 body, and as an edit stream's event, fails the request.
+func TestImagesErrorResponseInsideA200(t *testing.T) {
+	t.Parallel()
+	errBody := `{"object":"error","message":"diffusion stage died","type":"InternalServerError","code":500}`
+	for name, rp := range map[string]replay{
+		"body":  {header: map[string]string{"Content-Type": "application/json"}, pieces: [][]byte{[]byte(errBody)}},
+		"event": {header: sseHeader, pieces: [][]byte{sseStream(errBody, "[DONE]")}},
+	} {
+		r := do(t, images(record.EndpointImageEdit), rp, Request{})
+		if r.OK() || r.Err.Kind != record.KindStreamError || !strings.Contains(r.Err.Message, "InternalServerError: diffusion stage died (code 500)") {
+			t.Errorf("%s: err %+v", name, r.Err)
+		}
 	}
 }

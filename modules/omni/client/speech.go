@@ -2,7 +2,9 @@ package client
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -72,6 +74,9 @@ func (c *call) speechEvents() *record.Record {
 // rawAudio reads a raw audio body, stamping each read: every read is a chunk for the
 // continuity measurement, as the reference's iter_any() is.
 func (c *call) rawAudio() *record.Record {
+	if ct := c.resp.Header.Get("Content-Type"); !audioType(ct) {
+		return c.notAudio(ct)
+	}
 	format := c.req.Audio.Format
 	switch ct := c.resp.Header.Get("Content-Type"); {
 	case strings.HasPrefix(ct, "audio/wav"), strings.HasPrefix(ct, "audio/x-wav"):
@@ -128,4 +133,32 @@ func (c *call) rawAudio() *record.Record {
 			return c.finish(time.Now())
 		}
 	}
+}
+
+// audioType reports a Content-Type that may hold raw audio: an audio type, a byte stream,
+// or none. JSON, text and HTML are a server's words, never samples.
+func audioType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	if ct == "" || err != nil {
+		return true // no type said: raw PCM servers send none
+	}
+	return !(strings.HasPrefix(mt, "text/") || mt == "application/json" || strings.HasSuffix(mt, "+json") || mt == "application/xml")
+}
+
+// notAudio fails a 200 whose body is not audio: the error it carries, or what it is.
+func (c *call) notAudio(ct string) *record.Record {
+	body, _ := io.ReadAll(io.LimitReader(c.resp.Body, 64<<10))
+	var ch chunk.Chunk
+	if chunk.Decode(body, &ch) == nil {
+		if e := ch.Failure(); e != nil {
+			c.b.Fail(record.KindStreamError, "speech: a 200 carrying an error: "+errorText(e))
+			return c.finish(time.Now())
+		}
+	}
+	text := strings.TrimSpace(string(body))
+	if len(text) > 200 {
+		text = text[:200] + "…"
+	}
+	c.b.Fail(record.KindMalformed, fmt.Sprintf("speech: a 200 whose Content-Type %s is not audio: %s", ct, text))
+	return c.finish(time.Now())
 }

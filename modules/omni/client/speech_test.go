@@ -102,3 +102,21 @@ func TestSpeechSSEFailures(t *testing.T) {
 		t.Fatalf("error event: %+v", r.Err)
 	}
 }
+
+// A 200 that is not audio is never counted as samples: an error body is the error it
+// carries, HTML or text is malformed.
+func TestSpeechTwoHundredThatIsNotAudio(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		ct, body, kind, msg string
+	}{
+		{"application/json", `{"object":"error","message":"voice not found","code":400}`, record.KindStreamError, "speech: a 200 carrying an error: voice not found (code 400)"},
+		{"application/json", `{"error":{"message":"overloaded","type":"ServiceUnavailable"}}`, record.KindStreamError, "ServiceUnavailable: overloaded"},
+		{"text/html; charset=utf-8", "<html><body>502 Bad Gateway</body></html>", record.KindMalformed, "Content-Type text/html; charset=utf-8 is not audio: <html><body>502 Bad Gateway"},
+	} {
+		r := do(t, Speech, replay{header: map[string]string{"Content-Type": tc.ct}, pieces: [][]byte{[]byte(tc.body)}}, Request{Audio: pcm24k})
+		if r.OK() || r.Err.Kind != tc.kind || !strings.Contains(r.Err.Message, tc.msg) || r.Audio.Frames != 0 {
+			t.Errorf("%s %s: err %+v, %d frames; want %s containing %q", tc.ct, tc.body, r.Err, r.Audio.Frames, tc.kind, tc.msg)
+		}
+	}
+}

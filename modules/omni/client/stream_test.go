@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -190,5 +191,40 @@ func TestAudioStreamHandshakeAndTimeout(t *testing.T) {
 	r = runStream(t, &wsServer{msgs: []wsMsg{{text: `{"type":"session.done"}`}}}, StreamRequest{OnEvent: func(time.Time, []byte) { events++ }})
 	if !r.OK() || events != 1 {
 		t.Fatalf("%+v events %d", r.Err, events)
+	}
+}
+
+// A server that accepts the connection and never answers the handshake cannot hold a
+// stop: cancelling the call ends it at once, not after the dialer's handshake timeout
+// (gorilla/websocket's handshake honours the cancellation; this pins it).
+func TestAudioStreamHandshakeStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			accepted <- c // held open, never answered
+		}
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan *record.Record, 1)
+	d := &websocket.Dialer{HandshakeTimeout: time.Hour}
+	go func() {
+		done <- AudioStream(ctx, d, StreamRequest{URL: "ws://" + ln.Addr().String(), Text: []string{"x"}})
+	}()
+	conn := <-accepted
+	t.Cleanup(func() { conn.Close() })
+	cancel()
+	select {
+	case r := <-done:
+		if r.OK() || r.Err.Kind != record.KindInterrupted {
+			t.Errorf("err %+v, want interrupted", r.Err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the cancelled handshake is still waiting")
 	}
 }
