@@ -1,9 +1,11 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -114,9 +116,23 @@ func (c *call) imageParts(t time.Time, parts []chunk.Part) bool {
 	return true
 }
 
-// image records one image, reading its size when it is inline.
+// image records one image, reading its size when it is inline. An inline image whose
+// base64 is corrupt, or whose header is cut short, fails the request: it is not an image
+// the server made. A format the standard library cannot read (webp) only has no size.
 func (c *call) image(t time.Time, src []byte) {
-	w, h, _ := chunk.ImageSize(src)
+	w, h, err := chunk.ImageSize(src)
+	if err != nil && !bytes.HasPrefix(src, []byte("http")) {
+		// Only when the header did not read: a whole-image check on every success
+		// would cost a pass over megabytes of base64.
+		if bad := chunk.CheckBase64(src); bad != nil {
+			c.b.Fail(record.KindMalformed, "image: "+bad.Error())
+			return
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			c.b.Fail(record.KindMalformed, "image: header cut short: "+err.Error())
+			return
+		}
+	}
 	var keep []byte
 	if c.req.KeepImages {
 		keep = append([]byte(nil), src...)

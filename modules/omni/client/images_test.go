@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/base64"
 	"net/http"
 	"strings"
 	"testing"
@@ -60,6 +61,29 @@ func TestImagesErrorResponseInsideA200(t *testing.T) {
 		r := do(t, images(record.EndpointImageEdit), rp, Request{})
 		if r.OK() || r.Err.Kind != record.KindStreamError || !strings.Contains(r.Err.Message, "InternalServerError: diffusion stage died (code 500)") {
 			t.Errorf("%s: err %+v", name, r.Err)
+		}
+	}
+}
+
+// An image whose base64 is corrupt, or whose header is cut short, is not an image the
+// server made: the request fails. A format without a decoder only has no size.
+func TestImagesThatAreNotImages(t *testing.T) {
+	t.Parallel()
+	png := pngB64(8, 8)
+	for _, tc := range []struct {
+		name, b64 string
+		ok        bool
+		msg       string
+	}{
+		{"corrupt base64", "@@@@not base64", false, "image: illegal base64 data at input byte 0"},
+		{"header cut short", png[:12], false, "image: header cut short: unexpected EOF"},
+		{"unknown format", base64.StdEncoding.EncodeToString([]byte("RIFF\x10\x00\x00\x00WEBPVP8 ")), true, ""},
+		{"a whole PNG", png, true, ""},
+	} {
+		body := `{"data":[{"b64_json":"` + tc.b64 + `"}]}`
+		r := do(t, images(record.EndpointImages), replay{header: map[string]string{"Content-Type": "application/json"}, pieces: [][]byte{[]byte(body)}}, Request{})
+		if r.OK() != tc.ok || (!tc.ok && (r.Err.Kind != record.KindMalformed || !strings.Contains(r.Err.Message, tc.msg))) {
+			t.Errorf("%s: ok %v, err %+v", tc.name, r.OK(), r.Err)
 		}
 	}
 }
