@@ -189,3 +189,18 @@ func TestChatSendsBodyHeadersAndSeesEvents(t *testing.T) {
 		t.Fatalf("record %+v headers %v body %q events %q", r, got.Header, body, events)
 	}
 }
+
+// A body that ends before its Content-Length is truncated, not a reset connection.
+func TestBodyShorterThanItsContentLengthIsTruncated(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		fn func(context.Context, *http.Client, Request) *record.Record
+		ct string
+	}{"chat": {Chat, "application/json"}, "speech": {Speech, "audio/pcm"}} {
+		rp := replay{header: map[string]string{"Content-Type": tc.ct, "Content-Length": "100"}, pieces: [][]byte{[]byte(`{"id":"c","choices":[`)}}
+		r := do(t, tc.fn, rp, Request{Audio: chunk.AudioSpec{Format: "pcm"}})
+		if r.OK() || r.Err.Kind != record.KindTruncated || !strings.Contains(r.Err.Message, "body ended at byte 21 of its Content-Length 100") {
+			t.Errorf("%s: err %+v", name, r.Err)
+		}
+	}
+}

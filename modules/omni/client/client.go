@@ -212,6 +212,9 @@ func (c *call) fail(err error) {
 		kind = record.KindOversized
 	case errors.Is(err, sse.ErrNoDone):
 		kind = record.KindTruncated
+	case errors.Is(err, io.ErrUnexpectedEOF) && c.resp != nil && c.resp.ContentLength > 0 && c.body != nil && c.body.n < c.resp.ContentLength:
+		// The server closed a body it had announced longer: truncated, not reset.
+		kind, err = record.KindTruncated, fmt.Errorf("body ended at byte %d of its Content-Length %d", c.body.n, c.resp.ContentLength)
 	case c.resp == nil:
 		kind = record.KindConnect
 	}
