@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,5 +33,23 @@ func FuzzAccumulateDecoded(f *testing.F) {
 		a := NewAccumulator(Options{})
 		a.Add(r)
 		_ = a.Result(time.Second)
+	})
+}
+
+// FuzzParseGoodput: an SLO that parses has a non-negative bound.
+func FuzzParseGoodput(f *testing.F) {
+	for _, s := range []string{"ttft:500", "e2el:20000,ttft:1", "audio_ttft:0", "ttft:1e400", "ttft:9e15", "tpot:-1", "x:1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		slos, err := ParseGoodput(strings.Split(s, ","))
+		if err != nil {
+			return
+		}
+		for _, slo := range slos {
+			if slo.Max < 0 {
+				t.Fatalf("%q gave %s < %v", s, slo.Metric, slo.Max)
+			}
+		}
 	})
 }

@@ -99,8 +99,9 @@ func ParseGoodput(args []string) ([]SLO, error) {
 			return nil, fmt.Errorf("goodput %q: want KEY:ms with KEY one of ttft, tpot, e2el, ttfc, audio_ttfp (or audio_ttft)", a)
 		}
 		ms, err := strconv.ParseFloat(val, 64)
-		if err != nil || ms < 0 || math.IsInf(ms, 0) || math.IsNaN(ms) {
-			return nil, fmt.Errorf("goodput %q: value must be a non-negative number of ms", a)
+		// A bound past time.Duration's range would wrap around to a negative one.
+		if err != nil || ms < 0 || math.IsNaN(ms) || ms > float64(math.MaxInt64/int64(time.Millisecond)) {
+			return nil, fmt.Errorf("goodput %q: value must be a non-negative number of ms, at most about 292 years", a)
 		}
 		out = append(out, SLO{Metric: key, Max: time.Duration(ms * float64(time.Millisecond))})
 	}
