@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -76,7 +77,7 @@ func AudioStream(ctx context.Context, d *websocket.Dialer, req StreamRequest) *r
 	b.Redact(httpdebug.HeaderSecrets(req.Header))
 	b.SetTags(req.Tags)
 	b.SetIntendedStart(req.IntendedStart)
-	conn, resp, err := d.DialContext(ctx, req.URL, req.Header)
+	conn, resp, err := dialCancellable(ctx, d, req.URL, req.Header)
 	if resp != nil {
 		b.SetStatus(resp.StatusCode)
 	}
@@ -317,4 +318,41 @@ func ctxKind(ctx context.Context) string {
 		return record.KindTimeout
 	}
 	return record.KindInterrupted
+}
+
+// dialCancellable dials as d does through a connection that ctx's cancellation closes:
+// the handshake honours a deadline but not a cancellation once the connection is up, so
+// a server that accepts and never answers would hold a stop (Ctrl-C, the end of
+// gracefulStop) for the whole handshake timeout.
+func dialCancellable(ctx context.Context, d *websocket.Dialer, url string, h http.Header) (*websocket.Conn, *http.Response, error) {
+	dd := *d
+	dial := d.NetDialContext
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
+	var mu sync.Mutex
+	var raw net.Conn
+	dd.NetDialContext = func(c context.Context, network, addr string) (net.Conn, error) {
+		conn, err := dial(c, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if ctx.Err() != nil { // stopped while dialing, after the close below looked
+			conn.Close()
+			return nil, ctx.Err()
+		}
+		raw = conn
+		return conn, nil
+	}
+	stop := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if raw != nil {
+			raw.Close()
+		}
+	})
+	defer stop()
+	return dd.DialContext(ctx, url, h)
 }
