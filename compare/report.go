@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 
 	"github.com/omnik-dev/omnik/engine"
@@ -91,11 +90,7 @@ func Report(o Options) (engine.ExitCode, error) {
 		if err != nil {
 			return 0, fmt.Errorf("--html: %w", err)
 		}
-		size := ""
-		if fi, err := os.Stat(o.HTML); err == nil {
-			size = fmt.Sprintf(" (%.1f MB)", float64(fi.Size())/(1<<20))
-		}
-		o.Log.Info("comparison page: " + o.HTML + size)
+		o.Log.Info(fmt.Sprintf("comparison page: %s (%s)", o.HTML, testrun.SizeOf(o.HTML)))
 	}
 	var crossed []string
 	for _, r := range results {

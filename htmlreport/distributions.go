@@ -24,16 +24,8 @@ const (
 
 // stageMeasures are the per-stage distributions drawn: the stage's generation time, its
 // time to first output on the server, its postprocessing.
-var stageMeasures = []record.StageMeasure{stageMeasure("stage_gen_time"), stageMeasure("stage_serving_ttfo"), stageMeasure("stage_postprocess")}
-
-func stageMeasure(name string) record.StageMeasure {
-	for _, m := range record.StageMeasures {
-		if m.Name == name {
-			return m
-		}
-	}
-	panic("htmlreport: no stage measure " + name)
-}
+var stageMeasures = []record.StageMeasure{record.StageMeasureNamed("stage_gen_time"),
+	record.StageMeasureNamed("stage_serving_ttfo"), record.StageMeasureNamed("stage_postprocess")}
 
 // Bounds on the groups a file can make: scenario names are the script's and stage names
 // the server's, and a server that puts an id in its stage names must not grow the report.

@@ -3,7 +3,6 @@ package testrun
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -51,10 +50,8 @@ func (h *htmlReports) check() error {
 		return nil
 	}
 	for _, path := range h.paths {
-		if dir := filepath.Dir(path); dir != "." {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return fmt.Errorf("HTML report: %w", err)
-			}
+		if err := makeDir(path); err != nil {
+			return fmt.Errorf("HTML report: %w", err)
 		}
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
 		if err != nil {
@@ -80,20 +77,6 @@ func (h *htmlReports) write(s *metrics.Summary, started time.Time, log interface
 			log.Error("HTML report", "path", path, "err", err)
 			continue
 		}
-		var size int64
-		if fi, err := os.Stat(path); err == nil {
-			size = fi.Size()
-		}
-		log.Info(fmt.Sprintf("HTML report: %s (%s)", path, byteSize(size)))
+		log.Info(fmt.Sprintf("HTML report: %s (%s)", path, SizeOf(path)))
 	}
-}
-
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f kB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -93,10 +93,8 @@ func writeSummaryOutputs(out map[string][]byte, stdout, stderr io.Writer) error 
 // WriteFile creates path (and its directory) and fills it with write; omnik bench writes
 // its --save-result file with it.
 func WriteFile(path string, write func(io.Writer) error) error {
-	if dir := filepath.Dir(path); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
+	if err := makeDir(path); err != nil {
+		return err
 	}
 	f, err := os.Create(path)
 	if err != nil {
@@ -112,6 +110,31 @@ func WriteFile(path string, write func(io.Writer) error) error {
 // ColorsOff reports whether what goes to w goes without colours: --no-color (set),
 // NO_COLOR, or w not a terminal.
 func ColorsOff(set bool, w any) bool { return noColor(engine.Options{NoColor: &set}, w) }
+
+// makeDir creates the directory path is to be written in.
+func makeDir(path string) error {
+	if dir := filepath.Dir(path); dir != "." {
+		return os.MkdirAll(dir, 0o755)
+	}
+	return nil
+}
+
+// SizeOf is the size of the file at path for humans ("1.3 MB"), "" when it cannot be
+// read: commands say how large the report they wrote is.
+func SizeOf(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	switch n := fi.Size(); {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f kB", float64(n)/(1<<10))
+	default:
+		return fmt.Sprintf("%d B", n)
+	}
+}
 
 // isTerminal reports whether w is a terminal; colours go only to terminals.
 func isTerminal(w any) bool {

@@ -94,6 +94,17 @@ var StageMeasures = []StageMeasure{
 	}},
 }
 
+// StageMeasureNamed returns the stage measure of that name; it panics on a name not in
+// StageMeasures, a programming error.
+func StageMeasureNamed(name string) StageMeasure {
+	for _, m := range StageMeasures {
+		if m.Name == name {
+			return m
+		}
+	}
+	panic("record: no stage measure " + name)
+}
+
 // stageValue adds the row's value of key when the row reported it (and, with positive,
 // when it is above 0).
 func stageValue(key string, positive bool) func(chunk.Stage, func(float64)) {
