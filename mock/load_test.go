@@ -59,23 +59,39 @@ func TestLatencyPerUnitGrowsPastTheKnee(t *testing.T) {
 	}
 }
 
+// Speed divides every simulated duration: each stage's submit and every output of a
+// qwen3-omni chat come ten times sooner at speed 10, and the plan, not the wall clock,
+// says so (a busy machine cannot decide).
 func TestSpeedScalesEveryDuration(t *testing.T) {
 	t.Parallel()
-	// The fastest of three requests, so a busy machine does not decide.
-	elapsed := func(speed float64) time.Duration {
-		_, u := startServer(t, WithSpeed(speed))
-		best := time.Hour
-		for range 3 {
-			start := time.Now()
-			resp := post(t, u+chatURL, `{"messages":[{"role":"user","content":"x"}]}`)
-			_, _ = io.ReadAll(resp.Body)
-			best = min(best, time.Since(start))
+	var stages []Stage
+	for _, p := range builtinProfiles() {
+		if p.Name == "qwen3-omni" {
+			stages = p.Stages
 		}
-		return best
 	}
-	slow, fast := elapsed(1), elapsed(10)
-	if slow < 300*time.Millisecond || fast > slow/3 {
-		t.Fatalf("a full qwen3-omni chat took %v at speed 1 and %v at speed 10", slow, fast)
+	plan := func(speed float64) []stagePlan {
+		units := make([]int, len(stages))
+		for i := range units {
+			units[i] = 40
+		}
+		return buildPlan(stages, planInput{units: units, load: 1, speed: speed})
+	}
+	slow, fast := plan(1), plan(10)
+	last := slow[len(slow)-1].outputs
+	if len(stages) < 3 || last[len(last)-1] < 300*time.Millisecond {
+		t.Fatalf("%d stages, last output at %v at speed 1: not a full qwen3-omni chat", len(stages), last[len(last)-1])
+	}
+	near := func(a, b time.Duration) bool { return (a - b).Abs() <= time.Microsecond }
+	for i := range slow {
+		if !near(slow[i].submit, 10*fast[i].submit) || len(slow[i].outputs) != len(fast[i].outputs) {
+			t.Fatalf("stage %d: submit %v at speed 1, %v at speed 10", i, slow[i].submit, fast[i].submit)
+		}
+		for j := range slow[i].outputs {
+			if !near(slow[i].outputs[j], 10*fast[i].outputs[j]) {
+				t.Fatalf("stage %d output %d: %v at speed 1, %v at speed 10", i, j, slow[i].outputs[j], fast[i].outputs[j])
+			}
+		}
 	}
 }
 
