@@ -108,6 +108,7 @@ func (c *target) run(ctx context.Context, ep endpoint, cl call) *record.Record {
 		Audio:        chunk.AudioSpec{Format: format, Raw: wav.PCM16(cl.sampleRate, 1), Keep: cl.keepAudio},
 		KeepImages:   cl.keepImages,
 		OnEvent:      cl.onEvent,
+		Limits:       c.cfg.limits(),
 	})
 }
 

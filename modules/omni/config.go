@@ -11,6 +11,9 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/omnik-dev/omnik/modules/omni/client"
+	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
 // Config is options.omni, overridden by OMNI_* variables and CLI flags.
@@ -25,6 +28,12 @@ type Config struct {
 	InsecureSkipTLSVerify bool `json:"insecureSkipTLSVerify"`
 	// Target names the client in the `target` tag; empty for the default client.
 	Target string `json:"target"`
+	// The limits of what one response may make omnik hold (docs/cli.md, "Limits"); zero
+	// takes the endpoint's default.
+	MaxBodyBytes  int64 `json:"maxBodyBytes"`
+	MaxEventBytes int   `json:"maxEventBytes"`
+	MaxTextBytes  int   `json:"maxTextBytes"`
+	MaxChunks     int   `json:"maxChunks"`
 }
 
 // Defaults every request gets unless the script says otherwise.
@@ -54,7 +63,16 @@ func ParseConfig(raw json.RawMessage) (Config, error) {
 	if v := os.Getenv("OMNI_MODEL"); v != "" {
 		c.Model = v
 	}
+	if c.MaxBodyBytes < 0 || c.MaxEventBytes < 0 || c.MaxTextBytes < 0 || c.MaxChunks < 0 {
+		return c, fmt.Errorf("options.omni: maxBodyBytes, maxEventBytes, maxTextBytes and maxChunks must not be negative")
+	}
 	return c.withDefaults(), nil
+}
+
+// limits are the configured limits; zero fields take each endpoint's default.
+func (c Config) limits() client.Limits {
+	return client.Limits{Body: c.MaxBodyBytes, Event: c.MaxEventBytes,
+		Limits: record.Limits{Text: c.MaxTextBytes, Chunks: c.MaxChunks}}
 }
 
 func (c Config) withDefaults() Config {

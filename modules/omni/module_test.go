@@ -377,3 +377,23 @@ export default async function () { await omni.chat({ messages: [{ role: 'user', 
 		}
 	}
 }
+
+// options.omni's limits reach the calls: text past maxTextBytes is measured but not kept,
+// the result says so, and request_anomalies counts it by kind.
+func TestTextLimitIsAnAnomalyTheScriptSees(t *testing.T) {
+	t.Parallel()
+	k, _, vu := runScriptIn(t, scriptEnv{cfg: Config{MaxTextBytes: 5}}, `import omni from 'omni';
+export default async function () {
+  globalThis.r = await omni.chat({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 16 });
+}`)
+	rt := vu.Runtime()
+	r := rt.Get("r").ToObject(rt)
+	anomalies := r.Get("anomalies").Export().([]any)
+	if !r.Get("ok").ToBoolean() || len(r.Get("text").String()) != 5 || len(anomalies) != 1 ||
+		anomalies[0].(map[string]any)["kind"] != record.AnomalyTextCut {
+		t.Fatalf("result = %v", r.Export())
+	}
+	if got := k.values("request_anomalies", "anomaly", record.AnomalyTextCut); len(got) != 1 || got[0] != 1 {
+		t.Errorf("request_anomalies{anomaly:text_truncated} = %v", got)
+	}
+}

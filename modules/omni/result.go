@@ -47,6 +47,11 @@ func resultObject(rt *goja.Runtime, r *record.Record, p params) map[string]any {
 	if r.Err != nil {
 		res["error"] = map[string]any{"kind": r.Err.Kind, "message": r.Err.Message}
 	}
+	anomalies := make([]any, len(r.Anomalies))
+	for i, a := range r.Anomalies {
+		anomalies[i] = map[string]any{"kind": a.Kind, "message": a.Message, "count": a.Count}
+	}
+	res["anomalies"] = anomalies
 	if r.Endpoint == record.EndpointAudioStream {
 		res["utterances"] = utterancesObject(r)
 	}

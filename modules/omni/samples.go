@@ -12,6 +12,7 @@ import (
 type Metrics struct {
 	Requests, RequestsFailed                       *metrics.Metric
 	Interrupted                                    *metrics.Metric // requests_interrupted: cut off by the run
+	Anomalies                                      *metrics.Metric // request_anomalies: one per request and anomaly kind
 	InputTokens, OutputTokens, Images, ImagePixels *metrics.Metric
 	DataSent, DataReceived                         *metrics.Metric // the built-in data_sent and data_received
 	measures                                       []measured
@@ -44,6 +45,7 @@ func RegisterMetrics(r *metrics.Registry) *Metrics {
 		Requests:       counter("requests"),
 		RequestsFailed: r.MustNew("requests_failed", metrics.Rate, metrics.Default),
 		Interrupted:    counter("requests_interrupted"),
+		Anomalies:      counter("request_anomalies"),
 		InputTokens:    counter("input_tokens"),
 		OutputTokens:   counter("output_tokens"),
 		Images:         counter("images"),
@@ -84,6 +86,9 @@ func (m *Metrics) samples(r *record.Record) []metrics.Sample {
 		return out
 	}
 	add(m.Requests, tags, 1)
+	for _, a := range r.Anomalies {
+		add(m.Anomalies, tags.With("anomaly", a.Kind), 1)
+	}
 	if !r.OK() {
 		add(m.RequestsFailed, tags.With("error", r.Err.Kind), 1)
 		return out
@@ -115,7 +120,7 @@ func (m *Metrics) samples(r *record.Record) []metrics.Sample {
 // measure, ITL entry (one per text chunk but for a chunk of several tokens), utterance
 // and stage list entry, so their slice is allocated once.
 func sampleCount(r *record.Record) int {
-	n := 8 + len(record.Measures) + len(r.TextChunks) + 2*len(r.Utterances)
+	n := 8 + len(r.Anomalies) + len(record.Measures) + len(r.TextChunks) + 2*len(r.Utterances)
 	for _, st := range r.Stages {
 		n += len(record.StageMeasures)
 		for _, l := range st.Lists {

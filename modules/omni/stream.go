@@ -57,6 +57,7 @@ func (c *target) stream(ctx context.Context, cl call, text []string, pace time.D
 		Config: base64Binary(cl.body, "").(map[string]any), Text: text, Pace: pace,
 		Audio:         chunk.AudioSpec{Raw: wav.PCM16(cl.sampleRate, 1), Keep: cl.keepAudio},
 		IntendedStart: cl.intendedStart, StallTimeout: c.cfg.StallTimeout.D(), OnEvent: cl.onEvent,
+		Limits: c.cfg.limits(),
 	})
 }
 

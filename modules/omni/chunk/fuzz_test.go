@@ -2,6 +2,7 @@ package chunk
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"reflect"
 	"strings"
@@ -54,6 +55,20 @@ func FuzzDecodeAudio(f *testing.F) {
 			if p.Bytes < 0 || p.Bytes > int64(len(payload)) || p.Frames < 0 || (keep && int64(len(p.Samples)) != p.Bytes) {
 				t.Fatalf("piece %+v from %d base64 chars", p, len(payload))
 			}
+		}
+	})
+}
+
+// CheckBase64 accepts exactly what the standard decoders read, padded or not.
+func FuzzCheckBase64(f *testing.F) {
+	for _, s := range []string{"", "QQ==", "QQ", "QUJD", "Q", "QQ=", "QQ==QQ==", "Q\r\nQ==", "Q=Q=", "!!!!", "data:image/png;base64,QUJD"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		_, padded := base64.StdEncoding.DecodeString(string(inline(src)))
+		_, raw := base64.RawStdEncoding.DecodeString(string(inline(src)))
+		if got, want := CheckBase64(src) == nil, padded == nil || raw == nil; got != want {
+			t.Fatalf("CheckBase64(%q) valid %v, decoders %v / %v", src, got, padded, raw)
 		}
 	})
 }

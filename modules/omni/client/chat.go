@@ -55,8 +55,12 @@ func (c *call) chatChunk(t time.Time, ch *chunk.Chunk) bool {
 			ok = c.audio(t, d.Content.Text, c.req.Audio)
 		case "image":
 			ok = c.imageParts(t, d.Content.Parts)
-		default:
+		case "", "text":
 			ok = c.message(t, d, ch.Usage)
+		default:
+			// Counting it as text would put another modality's bytes in TTFT and ITL.
+			c.b.Flag(record.AnomalyModality, fmt.Sprintf("a chunk of modality %.40q, not measured", ch.Modality))
+			ok = true
 		}
 		if !ok {
 			return false
@@ -117,21 +121,20 @@ func (c *call) imageParts(t time.Time, parts []chunk.Part) bool {
 }
 
 // image records one image, reading its size when it is inline. An inline image whose
-// base64 is corrupt, or whose header is cut short, fails the request: it is not an image
-// the server made. A format the standard library cannot read (webp) only has no size.
+// base64 is corrupt anywhere, or whose header is cut short, fails the request: it is not
+// an image the server made. A format the standard library cannot read (webp) only has
+// no size.
 func (c *call) image(t time.Time, src []byte) {
-	w, h, err := chunk.ImageSize(src)
-	if err != nil && !bytes.HasPrefix(src, []byte("http")) {
-		// Only when the header did not read: a whole-image check on every success
-		// would cost a pass over megabytes of base64.
+	if !bytes.HasPrefix(src, []byte("http")) {
 		if bad := chunk.CheckBase64(src); bad != nil {
 			c.b.Fail(record.KindMalformed, "image: "+bad.Error())
 			return
 		}
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			c.b.Fail(record.KindMalformed, "image: header cut short: "+err.Error())
-			return
-		}
+	}
+	w, h, err := chunk.ImageSize(src)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		c.b.Fail(record.KindMalformed, "image: header cut short: "+err.Error())
+		return
 	}
 	var keep []byte
 	if c.req.KeepImages {

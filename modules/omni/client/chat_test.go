@@ -84,8 +84,8 @@ func TestChatNonStreaming(t *testing.T) {
 	if ttft, _ := record.TTFT(r); ttft != r.End {
 		t.Fatalf("a whole body arrives at once: ttft %v e2el %v", ttft, r.End)
 	}
-	r = do(t, Chat, replay{header: json, pieces: [][]byte{[]byte(omni)}}, Request{MaxBody: 1000})
-	if r.OK() || r.Err.Kind != record.KindOversized || r.Err.Message != "client: response body too large: more than 1000 bytes" {
+	r = do(t, Chat, replay{header: json, pieces: [][]byte{[]byte(omni)}}, Request{Limits: Limits{Body: 1000}})
+	if r.OK() || r.Err.Kind != record.KindOversized || r.Err.Message != "client: response body too large: more than 1000 bytes (options.omni.maxBodyBytes)" {
 		t.Fatalf("body limit: %+v", r.Err)
 	}
 	r = do(t, Chat, replay{header: json, pieces: [][]byte{[]byte(oai)}}, Request{Audio: chunk.AudioSpec{Format: "pcm16"}})
@@ -135,7 +135,7 @@ func TestChatFailures(t *testing.T) {
 		{"bad base64 audio", replay{header: sseHeader, pieces: [][]byte{sseStream(`{"choices":[{"delta":{"content":"@@@@"}}],"modality":"audio"}`, "[DONE]")}},
 			Request{}, record.KindMalformed, "chunk: bad base64"},
 		{"oversized event", replay{header: sseHeader, pieces: [][]byte{sseStream(text, `{"x":"`+strings.Repeat("A", 200)+`"}`, "[DONE]")}},
-			Request{MaxEventSize: 128}, record.KindOversized, "sse: event too large: event starting at byte 84 exceeds 128 bytes"},
+			Request{Limits: Limits{Event: 128}}, record.KindOversized, "sse: event too large: event starting at byte 84 exceeds 128 bytes"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

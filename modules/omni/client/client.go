@@ -21,11 +21,47 @@ import (
 	"github.com/omnik-dev/omnik/modules/omni/sse"
 )
 
-// DefaultMaxBody bounds a non-streamed body (JSON with base64 images or audio).
-const DefaultMaxBody = 256 << 20
-
-// ErrBodyTooLarge reports a non-streamed body beyond Request.MaxBody.
+// ErrBodyTooLarge reports a non-streamed body beyond Limits.Body.
 var ErrBodyTooLarge = errors.New("client: response body too large")
+
+// Limits bound what one response may make the client hold (docs/cli.md, "Limits"): a
+// server, not the script, decides how much it sends. Zero fields take DefaultLimits.
+type Limits struct {
+	Body  int64 // a whole non-streamed body (JSON with base64 images or audio)
+	Event int   // one SSE event or websocket message
+	// Record bounds the text and payloads kept for the script and the chunks measured.
+	record.Limits
+}
+
+// DefaultLimits are the limits of an endpoint: text and audio arrive in events of
+// kilobytes, images in events and bodies of megabytes. At these, 1,000 VUs of chat or
+// speech all at the limits hold about 10 GB, and all at the text limit 1 GB.
+func DefaultLimits(endpoint string) Limits {
+	l := Limits{Body: 16 << 20, Event: 4 << 20, Limits: record.Limits{Text: 1 << 20, Chunks: 1 << 17}}
+	if endpoint == record.EndpointImages || endpoint == record.EndpointImageEdit {
+		l.Body, l.Event = 64<<20, 32<<20
+	}
+	return l
+}
+
+// Or fills l's zero fields from d.
+func (l Limits) Or(d Limits) Limits {
+	if l.Body <= 0 {
+		l.Body = d.Body
+	}
+	if l.Event <= 0 {
+		l.Event = d.Event
+	}
+	if l.Text <= 0 {
+		l.Text = d.Text
+	}
+	if l.Chunks <= 0 {
+		l.Chunks = d.Chunks
+	}
+	// Kept payloads (keepAudio, keepImages) are bounded as a whole body is.
+	l.Kept = l.Body
+	return l
+}
 
 // Request is one call. Body is sent as is; the caller applies the defaults (stream,
 // stream_options, return_stage_metrics) when it builds it.
@@ -43,9 +79,9 @@ type Request struct {
 	Audio chunk.AudioSpec
 	// KeepImages keeps the base64 image payloads in the record.
 	KeepImages bool
-	// MaxEventSize bounds one SSE event; MaxBody a whole non-streamed body.
-	MaxEventSize int
-	MaxBody      int64
+	// Limits bound what the response may make the client hold; zero fields take the
+	// endpoint's DefaultLimits.
+	Limits Limits
 	// OnEvent, when set, sees every SSE event's data (valid during the call only) and its
 	// arrival time. It runs on the reading goroutine: it must not block.
 	OnEvent func(at time.Time, data []byte)
@@ -82,6 +118,7 @@ type call struct {
 // start sends the request and returns the call with its response, or nil when it
 // failed before a successful response (the record then holds why).
 func start(ctx context.Context, hc *http.Client, req *Request, endpoint string) (*call, *record.Record) {
+	req.Limits = req.Limits.Or(DefaultLimits(endpoint))
 	ctx, cancel := context.WithCancel(ctx)
 	c := &call{req: req, ctx: ctx}
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, req.URL, nil)
@@ -104,6 +141,7 @@ func start(ctx context.Context, hc *http.Client, req *Request, endpoint string) 
 	t0 := time.Now()
 	c.b = record.NewBuilder(endpoint, t0)
 	c.b.Redact(httpdebug.HeaderSecrets(hr.Header))
+	c.b.SetLimits(req.Limits.Limits)
 	c.b.SetTags(req.Tags)
 	c.b.SetIntendedStart(req.IntendedStart)
 	resp, err := hc.Do(hr)
@@ -208,7 +246,9 @@ func (c *call) fail(err error) {
 		kind = record.KindTimeout
 	case errors.Is(err, context.Canceled):
 		kind = record.KindInterrupted
-	case errors.Is(err, sse.ErrEventTooLarge) || errors.Is(err, ErrBodyTooLarge):
+	case errors.Is(err, sse.ErrEventTooLarge):
+		kind, err = record.KindOversized, fmt.Errorf("%w (options.omni.maxEventBytes)", err)
+	case errors.Is(err, ErrBodyTooLarge):
 		kind = record.KindOversized
 	case errors.Is(err, sse.ErrNoDone):
 		kind = record.KindTruncated
@@ -223,10 +263,7 @@ func (c *call) fail(err error) {
 
 // readBody reads a whole non-streamed body, touching the stall clock on every read.
 func (c *call) readBody() ([]byte, time.Time, error) {
-	limit := c.req.MaxBody
-	if limit <= 0 {
-		limit = DefaultMaxBody
-	}
+	limit := c.req.Limits.Body
 	var buf bytes.Buffer
 	if n := c.resp.ContentLength; n > 0 && n <= limit {
 		buf.Grow(int(n))
@@ -239,7 +276,7 @@ func (c *call) readBody() ([]byte, time.Time, error) {
 			c.touch()
 		}
 		if int64(buf.Len()) > limit {
-			return nil, time.Time{}, fmt.Errorf("%w: more than %d bytes", ErrBodyTooLarge, limit)
+			return nil, time.Time{}, fmt.Errorf("%w: more than %d bytes (options.omni.maxBodyBytes)", ErrBodyTooLarge, limit)
 		}
 		if err == io.EOF {
 			return buf.Bytes(), time.Now(), nil
@@ -253,11 +290,7 @@ func (c *call) readBody() ([]byte, time.Time, error) {
 // events reads SSE events, calling fn for each until fn returns false, [DONE], or an
 // error. It returns the arrival of the last event before [DONE].
 func (c *call) events(fn func(ev sse.Event) bool) time.Time {
-	var opts []sse.Option
-	if c.req.MaxEventSize > 0 {
-		opts = append(opts, sse.WithMaxEventSize(c.req.MaxEventSize))
-	}
-	rd := sse.NewReader(c.resp.Body, opts...)
+	rd := sse.NewReader(c.resp.Body, sse.WithMaxEventSize(c.req.Limits.Event))
 	last := time.Now()
 	for {
 		ev, err := rd.Next()
@@ -276,7 +309,8 @@ func (c *call) events(fn func(ev sse.Event) bool) time.Time {
 		if c.req.OnEvent != nil {
 			c.req.OnEvent(ev.Time, ev.Data)
 		}
-		if !fn(ev) {
+		// A failed builder (a limit reached) ends the read as fn's false does.
+		if !fn(ev) || c.b.Failed() {
 			return last
 		}
 	}

@@ -75,7 +75,12 @@ func TestImagesThatAreNotImages(t *testing.T) {
 		ok        bool
 		msg       string
 	}{
-		{"corrupt base64", "@@@@not base64", false, "image: illegal base64 data at input byte 0"},
+		{"corrupt base64", "@@@@not base64", false, "image: chunk: bad base64: byte 0 ('@') is not base64"},
+		{"corrupt after a whole header", png[:40] + "!!!!" + png[44:], false, "byte 40 ('!') is not base64"},
+		{"padding in the middle", png[:40] + "====" + png[44:], false, "padding at byte 40"},
+		{"cut after its header", png[:len(png)-3], false, "not a whole base64 text"},
+		{"escaped line breaks", png[:40] + `\r\n` + png[40:], true, ""},
+		{"no padding", strings.TrimRight(png, "="), true, ""},
 		{"header cut short", png[:12], false, "image: header cut short: unexpected EOF"},
 		{"unknown format", base64.StdEncoding.EncodeToString([]byte("RIFF\x10\x00\x00\x00WEBPVP8 ")), true, ""},
 		{"a whole PNG", png, true, ""},

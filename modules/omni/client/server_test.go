@@ -78,7 +78,7 @@ func everySplit(t *testing.T, fn func(context.Context, *http.Client, Request) *r
 
 var sseHeader = map[string]string{"Content-Type": "text/event-stream"}
 
-func do(t *testing.T, fn func(context.Context, *http.Client, Request) *record.Record, rp replay, req Request) *record.Record {
+func do(t *testing.T, fn func(context.Context, *http.Client, Request) *record.Record, rp http.Handler, req Request) *record.Record {
 	t.Helper()
 	s := serve(t, rp)
 	req.URL = s.URL

@@ -120,6 +120,9 @@ func (c *call) rawAudio() *record.Record {
 				}
 				frames = now
 				c.b.OnAudioChunk(t, format, piece)
+				if c.b.Failed() { // a limit reached
+					return c.finish(t)
+				}
 			}
 		}
 		if err == io.EOF {

@@ -35,6 +35,9 @@ type StreamRequest struct {
 	IntendedStart time.Time
 	StallTimeout  time.Duration // longest wait for the next server message
 	OnEvent       func(at time.Time, data []byte)
+	// Limits bound the session: Event is the largest message; zero fields take
+	// DefaultLimits.
+	Limits Limits
 }
 
 // wsEvent is a server message of the speech stream protocol.
@@ -73,8 +76,10 @@ func (ev *wsEvent) errorMessage() string {
 // on one goroutine while this one reads and times audio.start, the audio (binary frames
 // or audio.chunk), audio.done and session.done.
 func AudioStream(ctx context.Context, d *websocket.Dialer, req StreamRequest) *record.Record {
+	req.Limits = req.Limits.Or(DefaultLimits(record.EndpointAudioStream))
 	b := record.NewBuilder(record.EndpointAudioStream, time.Now())
 	b.Redact(httpdebug.HeaderSecrets(req.Header))
+	b.SetLimits(req.Limits.Limits)
 	b.SetTags(req.Tags)
 	b.SetIntendedStart(req.IntendedStart)
 	conn, resp, err := dialCancellable(ctx, d, req.URL, req.Header)
@@ -92,6 +97,9 @@ func AudioStream(ctx context.Context, d *websocket.Dialer, req StreamRequest) *r
 		b.Fail(kind, err.Error())
 		return b.Finish(time.Now())
 	}
+	// gorilla/websocket reads a whole message into memory: the limit refuses a frame by
+	// its header, before its payload is read.
+	conn.SetReadLimit(int64(req.Limits.Event))
 	// Unblock the read when the run stops the session.
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	wctx, cancelWriter := context.WithCancel(ctx)
@@ -222,7 +230,7 @@ func (s *session) read(ctx context.Context) time.Time {
 			s.req.OnEvent(t, data)
 		}
 		if typ == websocket.BinaryMessage {
-			if !s.pcm(t, data) {
+			if !s.pcm(t, data) || s.b.Failed() {
 				return t
 			}
 			continue
@@ -232,7 +240,7 @@ func (s *session) read(ctx context.Context) time.Time {
 			s.b.Fail(record.KindMalformed, fmt.Sprintf("websocket message: %v", err))
 			return t
 		}
-		if !s.event(t, &ev) {
+		if !s.event(t, &ev) || s.b.Failed() {
 			return t
 		}
 	}
@@ -305,6 +313,8 @@ func (s *session) fail(ctx context.Context, err error) {
 		s.b.Fail(ctxKind(ctx), err.Error())
 	case errors.As(err, &ne) && ne.Timeout():
 		s.b.Fail(record.KindStall, fmt.Sprintf("no message for %v", s.req.StallTimeout))
+	case errors.Is(err, websocket.ErrReadLimit):
+		s.b.Fail(record.KindOversized, fmt.Sprintf("a websocket message larger than %d bytes (options.omni.maxEventBytes)", s.req.Limits.Event))
 	case errors.As(err, &ce) && ce.Code == websocket.CloseNormalClosure:
 		s.b.Fail(record.KindTruncated, "session closed before session.done")
 	default:

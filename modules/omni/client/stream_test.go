@@ -161,6 +161,8 @@ func TestAudioStreamFailures(t *testing.T) {
 		{"closed before session.done", []wsMsg{start, {bin: []byte{0, 0}}, {text: "close"}}, StreamRequest{}, record.KindTruncated},
 		{"stall", []wsMsg{start, {text: `{"type":"session.done"}`, pause: 500 * time.Millisecond}}, StreamRequest{StallTimeout: 50 * time.Millisecond}, record.KindStall},
 		{"malformed", []wsMsg{{text: `{"type":`}}, StreamRequest{}, record.KindMalformed},
+		{"frame over the limit", []wsMsg{start, {bin: make([]byte, 2000)}}, StreamRequest{Limits: Limits{Event: 1000}}, record.KindOversized},
+		{"chunks over the limit", []wsMsg{start, {bin: []byte{0, 0}}, {bin: []byte{0, 0}}, {bin: []byte{0, 0}}}, StreamRequest{Limits: Limits{Limits: record.Limits{Chunks: 2}}}, record.KindOversized},
 		{"broken wav", []wsMsg{{text: `{"type":"audio.start","format":"wav"}`}, {bin: []byte("ID3 not a wav header")}}, StreamRequest{}, record.KindWAVBroken},
 	}
 	for _, tc := range tests {

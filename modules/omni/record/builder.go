@@ -1,6 +1,7 @@
 package record
 
 import (
+	"fmt"
 	"maps"
 	"time"
 
@@ -15,6 +16,10 @@ type Builder struct {
 	secrets []string // credential values the request sent
 	// tokensOut is the largest metrics.num_tokens_out the server reported.
 	tokensOut int
+	limits    Limits
+	// cutText and cutPayload count the bytes received but not kept under limits.
+	cutText, cutPayload int64
+	keptImages          int64
 }
 
 // NewBuilder starts a record for a request written at start.
@@ -50,10 +55,15 @@ func (b *Builder) OnTextChunk(t time.Time, text []byte, usage *chunk.Usage) {
 		b.OnUsage(*usage)
 		tokens = int32(usage.CompletionTokens)
 	}
-	if len(text) == 0 {
+	if len(text) == 0 || !b.chunkRoom() {
 		return
 	}
-	b.text = append(b.text, text...)
+	kept := text
+	if l := b.limits.Text; l > 0 && len(b.text)+len(text) > l {
+		kept = text[:max(l-len(b.text), 0)]
+		b.cutText += int64(len(text) - len(kept))
+	}
+	b.text = append(b.text, kept...)
 	b.r.TextChunks = append(b.r.TextChunks, TextChunk{At: t.Sub(b.r.Start), Bytes: int32(len(text)), Tokens: tokens})
 }
 
@@ -69,7 +79,7 @@ func (b *Builder) OnUsage(u chunk.Usage) {
 // OnAudioChunk records audio arriving at t. Empty pieces (an empty talker segment) are
 // ignored so they do not set the time to first packet.
 func (b *Builder) OnAudioChunk(t time.Time, format string, p chunk.AudioPiece) {
-	if p.Bytes == 0 {
+	if p.Bytes == 0 || !b.chunkRoom() {
 		return
 	}
 	a := &b.r.Audio
@@ -81,7 +91,9 @@ func (b *Builder) OnAudioChunk(t time.Time, format string, p chunk.AudioPiece) {
 	a.Frames += p.Frames
 	a.Bytes += p.Bytes
 	a.Seconds += p.Seconds()
-	a.Samples = append(a.Samples, p.Samples...)
+	if len(p.Samples) > 0 && b.keep(int64(len(a.Samples)), len(p.Samples)) {
+		a.Samples = append(a.Samples, p.Samples...)
+	}
 	at := t.Sub(b.r.Start)
 	b.r.AudioChunks = append(b.r.AudioChunks, AudioChunk{At: at, Bytes: p.Bytes, Frames: p.Frames})
 	if n := len(b.r.Utterances); n > 0 && b.r.Utterances[n-1].Done == 0 {
@@ -112,14 +124,18 @@ func (b *Builder) OnUtteranceDone(t time.Time) {
 // OnImage records an image arriving at t; w and h are 0 when its size could not be
 // read. data is kept only when non-nil.
 func (b *Builder) OnImage(t time.Time, w, h int, data []byte) {
+	if !b.chunkRoom() {
+		return
+	}
 	im := &b.r.Images
 	if im.Count == 0 {
 		im.Width, im.Height = w, h
 	}
 	im.Count++
 	im.Pixels += int64(w) * int64(h)
-	if data != nil {
+	if data != nil && b.keep(b.keptImages, len(data)) {
 		im.Data = append(im.Data, data)
+		b.keptImages += int64(len(data))
 	}
 	b.r.ImageTimes = append(b.r.ImageTimes, t.Sub(b.r.Start))
 }
@@ -173,6 +189,13 @@ func (b *Builder) Finish(t time.Time) *Record {
 	r.End = t.Sub(r.Start)
 	r.Text = string(b.text)
 	b.text = nil
+	if b.cutText > 0 {
+		b.Flag(AnomalyTextCut, fmt.Sprintf("res.text keeps the first %d bytes; %d more were received and measured, not kept (options.omni.maxTextBytes)", len(r.Text), b.cutText))
+	}
+	if b.cutPayload > 0 {
+		b.Flag(AnomalyPayloadCut, fmt.Sprintf("%d bytes of audio or images were received and measured, not kept (at most %d kept; options.omni.maxBodyBytes)", b.cutPayload, b.limits.Kept))
+	}
+	b.flagUsage()
 	if a := &r.Audio; !a.Mixed && a.SampleRate > 0 {
 		// One format throughout: frames/rate is exact where a sum of pieces drifts.
 		a.Seconds = float64(a.Frames) / float64(a.SampleRate)

@@ -16,7 +16,7 @@ import (
 // snake_case keys, offsets as float milliseconds in "…_ms" keys, counts as integers.
 // A change that renames or re-types a key bumps the major version; a key added later
 // bumps the minor one ("omnik.record/v2.1"), which older readers ignore.
-const Schema = "omnik.record/v2.1"
+const Schema = "omnik.record/v2.2"
 
 const (
 	schemaPrefix = "omnik.record/v"
@@ -66,6 +66,7 @@ type wire struct {
 	Stages        map[string]chunk.Stage `json:"stages,omitempty"`
 	TextSentMS    []float64              `json:"text_sent_ms,omitempty"`
 	Utterances    []wireUtterance        `json:"utterances,omitempty"`
+	Anomalies     []Anomaly              `json:"anomalies,omitempty"`
 }
 
 type wireTextChunk struct {
@@ -147,7 +148,7 @@ func (r *Record) MarshalJSON() ([]byte, error) {
 		Schema: Schema, Endpoint: r.Endpoint, RequestID: r.RequestID, Status: r.Status, OK: r.OK(), Error: r.Err,
 		Scenario: r.Scenario, Tags: r.Tags, Metadata: r.Metadata, Start: &start, OffsetMS: Millis(r.Offset), E2ELMS: &e2el,
 		BytesSent: r.BytesSent, BytesReceived: r.BytesReceived, Usage: r.Usage,
-		ImageMS: millisList(r.ImageTimes), Stages: r.Stages, TextSentMS: millisList(r.TextSent),
+		ImageMS: millisList(r.ImageTimes), Stages: r.Stages, TextSentMS: millisList(r.TextSent), Anomalies: r.Anomalies,
 	}
 	if !r.IntendedStart.IsZero() {
 		lag := Millis(r.Start.Sub(r.IntendedStart))
@@ -212,7 +213,7 @@ func Decode(data []byte) (*Record, error) {
 		Endpoint: w.Endpoint, RequestID: w.RequestID, Status: w.Status, Err: w.Error, Scenario: w.Scenario,
 		Tags: w.Tags, Metadata: w.Metadata, Start: *w.Start, Offset: fromMillis(w.OffsetMS), End: fromMillis(*w.E2ELMS),
 		BytesSent: w.BytesSent, BytesReceived: w.BytesReceived, Usage: w.Usage,
-		ImageTimes: durations(w.ImageMS), Stages: w.Stages, TextSent: durations(w.TextSentMS),
+		ImageTimes: durations(w.ImageMS), Stages: w.Stages, TextSent: durations(w.TextSentMS), Anomalies: w.Anomalies,
 	}
 	if w.StartLagMS != nil {
 		r.IntendedStart = r.Start.Add(-fromMillis(*w.StartLagMS))
@@ -264,6 +265,13 @@ func (w *wire) inRange() error {
 		return bad("e2el_ms")
 	case w.BytesSent < 0 || w.BytesReceived < 0:
 		return bad("bytes_sent")
+	case len(w.Anomalies) > maxAnomalyKinds:
+		return bad("anomalies")
+	}
+	for _, a := range w.Anomalies {
+		if a.Count < 0 {
+			return bad("anomalies")
+		}
 	}
 	for _, c := range w.TextChunks {
 		if !ms(c.AtMS) || c.Bytes < 0 || c.Tokens < -1 {

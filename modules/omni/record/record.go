@@ -89,6 +89,9 @@ type Record struct {
 	// BytesSent and BytesReceived count the request and response body bytes (multipart
 	// and SSE included, headers not), or a websocket session's message payloads.
 	BytesSent, BytesReceived int64
+	// Anomalies are what a request got wrong without failing (or what omnik cut from it),
+	// one entry per kind.
+	Anomalies []Anomaly
 }
 
 // OK reports a successful request.
