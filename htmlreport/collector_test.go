@@ -221,7 +221,8 @@ func TestFailuresKeepBoundedMessages(t *testing.T) {
 
 func TestParseBlocksKeepsThePrintedRows(t *testing.T) {
 	t.Parallel()
-	text := "  FAILED REQUESTS BY ERROR\n\n    http_status 2\n\n" +
+	text := "  FAILED REQUESTS BY ERROR\n\n    http_status 429                2  HTTP 429: slow down\n\n" +
+		"  ANOMALIES (counted; these requests did not fail for them)\n\n    text_truncated                 2  cut: 9 bytes\n\n" +
 		"============ Serving Benchmark Result ============\n" +
 		"Successful requests:                     259       \n" +
 		"----------------End-to-end Latency----------------\n" +

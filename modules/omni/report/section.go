@@ -6,7 +6,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -60,10 +59,10 @@ type Section struct {
 	starts map[string]time.Duration // scenario starts on the run's timeline
 	seen   map[string]bool          // scenarios that made requests
 	ends   map[string]time.Duration // where arrival-rate scenarios' schedules ended on it
-	// failures counts failed requests by error kind: the reference prints only a total,
-	// which says nothing about why a run against a dead server failed.
-	failures map[string]int
-	detailed []*record.Record
+	// failures counts failed requests by error kind and status: the reference prints
+	// only a total, which says nothing about why a run against a dead server failed.
+	failures, anomalies breakdown
+	detailed            []*record.Record
 }
 
 // span is the requests of the whole run or of one scenario, folded.
@@ -75,7 +74,7 @@ type span struct {
 // NewSection returns an empty Section.
 func NewSection(opts SectionOptions) *Section {
 	s := &Section{opts: opts, starts: map[string]time.Duration{},
-		ends: map[string]time.Duration{}, seen: map[string]bool{}, failures: map[string]int{}}
+		ends: map[string]time.Duration{}, seen: map[string]bool{}}
 	if len(opts.Scenarios) <= 1 {
 		s.all = newSpan(NewAccumulator(opts.aggregate()))
 		return s
@@ -132,9 +131,7 @@ func (s *Section) Add(r *record.Record) {
 		// As Accumulator.Add counts a request in its peaks.
 		s.others.add(r)
 	}
-	if r.Failed() {
-		s.failures[r.Err.Kind]++
-	}
+	addRecord(&s.failures, &s.anomalies, r)
 	if s.opts.Detailed {
 		s.detailed = append(s.detailed, r)
 	}
@@ -233,19 +230,13 @@ func (s *Section) Text(w io.Writer) error {
 	return nil
 }
 
-// writeFailures lists failed requests by error kind, above the blocks, so the vLLM
-// layout below stays byte-compatible. The caller holds s.mu.
+// writeFailures lists failed requests by error kind and status, and anomalies by kind,
+// above the blocks, so the vLLM layout below stays byte-compatible. The caller holds s.mu.
 func (s *Section) writeFailures(w io.Writer) error {
-	kinds := slices.Sorted(maps.Keys(s.failures))
-	if len(kinds) == 0 {
-		return nil
+	if err := s.failures.write(w, "FAILED REQUESTS BY ERROR"); err != nil {
+		return err
 	}
-	parts := make([]string, len(kinds))
-	for i, k := range kinds {
-		parts[i] = fmt.Sprintf("%s %d", k, s.failures[k])
-	}
-	_, err := fmt.Fprintf(w, "  FAILED REQUESTS BY ERROR\n\n    %s\n\n", strings.Join(parts, ", "))
-	return err
+	return s.anomalies.write(w, "ANOMALIES (counted; these requests did not fail for them)")
 }
 
 // JSON implements metrics.Section: the --save-result view of the whole run ("all") and
@@ -261,8 +252,12 @@ func (s *Section) JSON() any {
 		}
 		out[name] = SaveResult(r.result, RunInfo{Date: s.opts.Started}, s.opts.Metrics)
 	}
-	if len(s.failures) > 0 {
-		out["failures_by_error"] = maps.Clone(s.failures)
+	if len(s.failures.groups) > 0 {
+		out["failures_by_error"] = s.failures.byKind()
+		out["failures"] = s.failures.list()
+	}
+	if len(s.anomalies.groups) > 0 {
+		out["anomalies"] = s.anomalies.list()
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -23,24 +24,63 @@ func sectionText(t *testing.T, s *Section) string {
 	return b.String()
 }
 
-// Failed requests are listed by error kind above the (byte-compatible) blocks.
-func TestSectionListsFailuresByKind(t *testing.T) {
+// Failed requests are listed by error kind and status above the (byte-compatible)
+// blocks, most first, each with its first message made printable; anomalies by kind.
+func TestSectionListsFailuresByKindAndStatus(t *testing.T) {
 	t.Parallel()
 	s := NewSection(SectionOptions{})
-	for _, r := range []*record.Record{req(failed(record.KindConnect)), req(failed(record.KindConnect)),
-		req(failed(record.KindHTTPStatus)), req(at(0, 1))} {
+	status := func(kind string, code int, msg string) func(*record.Record) {
+		return func(r *record.Record) { r.Err, r.Status = &record.Error{Kind: kind, Message: msg}, code }
+	}
+	flagged := func(r *record.Record) {
+		r.Anomalies = []record.Anomaly{{Kind: record.AnomalyTextCut, Message: "cut", Count: 1}}
+	}
+	for _, r := range []*record.Record{
+		req(status(record.KindHTTPStatus, 429, "HTTP 429: slow down")), req(status(record.KindHTTPStatus, 429, "HTTP 429: later")),
+		req(status(record.KindHTTPStatus, 500, "HTTP 500: engine\x1b[31m crashed\nagain")),
+		req(status(record.KindStreamError, 200, "event at byte 9: boom")), req(status(record.KindInterrupted, 200, "stopped")),
+		req(at(0, 1), flagged), req(at(0, 1), flagged), req(at(0, 1)),
+	} {
 		s.Add(r)
 	}
 	out := sectionText(t, s)
-	if !strings.Contains(out, "FAILED REQUESTS BY ERROR\n\n    connect 2, http_status 1\n") {
-		t.Errorf("no failure breakdown in:\n%s", out)
-	}
-	if strings.Index(out, "FAILED") > strings.Index(out, "Serving Benchmark Result") {
-		t.Error("the breakdown must come before the Serving block")
+	want := "  FAILED REQUESTS BY ERROR\n\n" +
+		"    http_status 429               2  HTTP 429: slow down\n" +
+		"    http_status 500               1  HTTP 500: engine [31m crashed again\n" +
+		"    stream_error_event            1  event at byte 9: boom\n\n" +
+		"  ANOMALIES (counted; these requests did not fail for them)\n\n" +
+		"    text_truncated                2  cut\n\n"
+	if !strings.HasPrefix(out, want) {
+		t.Errorf("breakdown:\n%s\nwant it to start with:\n%s", out, want)
 	}
 	js := s.JSON().(map[string]any)
-	if got := js["failures_by_error"].(map[string]int); got["connect"] != 2 || got["http_status"] != 1 {
+	if got := js["failures_by_error"].(map[string]int); len(got) != 2 || got["http_status"] != 3 || got["stream_error_event"] != 1 {
 		t.Errorf("failures_by_error = %v", got)
+	}
+	list := js["failures"].([]map[string]any)
+	if len(list) != 3 || list[0]["status"] != 429 || list[0]["count"] != 2 || list[2]["status"] != nil {
+		t.Errorf("failures = %v", list)
+	}
+	if a := js["anomalies"].([]map[string]any); len(a) != 1 || a[0]["count"] != 2 {
+		t.Errorf("anomalies = %v", a)
+	}
+}
+
+// A record file may hold any kinds and statuses: the breakdown keeps the first groups
+// and counts the rest together.
+func TestSectionFailureGroupsAreBounded(t *testing.T) {
+	t.Parallel()
+	s := NewSection(SectionOptions{})
+	for code := range 1000 {
+		s.Add(req(func(r *record.Record) {
+			r.Err, r.Status = &record.Error{Kind: record.KindHTTPStatus, Message: "x"}, 1000+code
+		}))
+	}
+	if n := len(s.failures.groups); n != maxBreakdownGroups || s.failures.others != 1000-maxBreakdownGroups {
+		t.Errorf("%d groups and %d others", n, s.failures.others)
+	}
+	if out := sectionText(t, s); !strings.Contains(out, fmt.Sprintf("(other kinds)               %d\n", 1000-maxBreakdownGroups)) {
+		t.Errorf("no count of the rest:\n%s", out[:400])
 	}
 }
 

@@ -1,0 +1,145 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/omnik-dev/omnik/modules/omni/record"
+)
+
+// Bounds of the breakdowns: a record file's kinds and statuses are not this package's,
+// and a printed message is a hint, not a log.
+const (
+	maxBreakdownGroups = 32
+	maxSampleMessage   = 120
+)
+
+// breakdown counts requests by group with the first message of each: failures by kind
+// and HTTP status (a 429 storm and a 500 storm must not look alike), or anomalies by kind.
+type breakdown struct {
+	groups map[group]*tally
+	// others counts the requests of groups beyond maxBreakdownGroups.
+	others int
+}
+
+type group struct {
+	kind   string
+	status int // 0 where it does not tell groups apart
+}
+
+type tally struct {
+	count   int
+	message string
+}
+
+func (b *breakdown) add(g group, n int, message string) {
+	if b.groups == nil {
+		b.groups = map[group]*tally{}
+	}
+	t := b.groups[g]
+	if t == nil {
+		if len(b.groups) >= maxBreakdownGroups {
+			b.others += n
+			return
+		}
+		t = &tally{message: printable(message, maxSampleMessage)}
+		b.groups[g] = t
+	}
+	t.count += n
+}
+
+// addRecord counts r's failure and anomalies.
+func addRecord(failures, anomalies *breakdown, r *record.Record) {
+	if r.Interrupted() {
+		return
+	}
+	if r.Failed() {
+		status := r.Status
+		if status/100 == 2 {
+			status = 0 // a failure inside a 200: the status tells nothing apart
+		}
+		failures.add(group{r.Err.Kind, status}, 1, r.Err.Message)
+	}
+	for _, a := range r.Anomalies {
+		anomalies.add(group{kind: a.Kind}, 1, a.Message)
+	}
+}
+
+// sorted is the groups, most requests first.
+func (b *breakdown) sorted() []group {
+	gs := slices.Collect(maps.Keys(b.groups))
+	slices.SortFunc(gs, func(x, y group) int {
+		return cmp.Or(-cmp.Compare(b.groups[x].count, b.groups[y].count), cmp.Compare(x.kind, y.kind), cmp.Compare(x.status, y.status))
+	})
+	return gs
+}
+
+func (g group) String() string {
+	if g.status == 0 {
+		return g.kind
+	}
+	return g.kind + " " + strconv.Itoa(g.status)
+}
+
+// write prints the breakdown under title, one group a line: name, count, first message.
+func (b *breakdown) write(w io.Writer, title string) error {
+	if len(b.groups) == 0 {
+		return nil
+	}
+	var s strings.Builder
+	fmt.Fprintf(&s, "  %s\n\n", title)
+	for _, g := range b.sorted() {
+		fmt.Fprintf(&s, "    %-24s %6d  %s\n", g, b.groups[g].count, b.groups[g].message)
+	}
+	if b.others > 0 {
+		fmt.Fprintf(&s, "    %-24s %6d\n", "(other kinds)", b.others)
+	}
+	s.WriteString("\n")
+	_, err := io.WriteString(w, s.String())
+	return err
+}
+
+// byKind is the counts by kind alone (failures_by_error, which omnik compare reads).
+func (b *breakdown) byKind() map[string]int {
+	out := map[string]int{}
+	for g, t := range b.groups {
+		out[g.kind] += t.count
+	}
+	return out
+}
+
+// list is the JSON view: one object per group, most requests first.
+func (b *breakdown) list() []map[string]any {
+	out := make([]map[string]any, 0, len(b.groups))
+	for _, g := range b.sorted() {
+		e := map[string]any{"kind": g.kind, "count": b.groups[g].count, "message": b.groups[g].message}
+		if g.status != 0 {
+			e["status"] = g.status
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// printable is s on one line, at most n bytes (cut at a rune), without control
+// characters: a server's text must not move the terminal's cursor or colour the summary.
+func printable(s string, n int) string {
+	var b strings.Builder
+	for _, r := range s {
+		if b.Len()+len(string(r)) > n {
+			b.WriteString("…")
+			break
+		}
+		if unicode.IsControl(r) || r == unicode.ReplacementChar {
+			r = ' '
+		}
+		b.WriteRune(r)
+	}
+	return strings.TrimSpace(b.String())
+}
