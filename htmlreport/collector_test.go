@@ -25,8 +25,13 @@ func chat(scenario string, offset, ttft, e2el time.Duration) *record.Record {
 	return r
 }
 
+// failed is a failure of kind: an HTTP 500 for http_status, inside a 200 otherwise.
 func failed(offset time.Duration, kind, msg string) *record.Record {
-	return &record.Record{Endpoint: record.EndpointChat, Status: 500, Offset: offset, End: 5 * time.Millisecond, Err: &record.Error{Kind: kind, Message: msg}}
+	status := 200
+	if kind == record.KindHTTPStatus {
+		status = 500
+	}
+	return &record.Record{Endpoint: record.EndpointChat, Status: status, Offset: offset, End: 5 * time.Millisecond, Err: &record.Error{Kind: kind, Message: msg}}
 }
 
 func TestTimelineCountsEveryRequestInItsBuckets(t *testing.T) {
@@ -206,8 +211,11 @@ func TestFailuresKeepBoundedMessages(t *testing.T) {
 		f.add(failed(2*time.Second, record.KindStall, strings.Repeat("é", 400)))
 	}
 	f.add(&record.Record{Err: &record.Error{Kind: record.KindInterrupted}})
+	tooMany := failed(0, record.KindHTTPStatus, "HTTP 429: slow down")
+	tooMany.Status = 429
+	f.add(tooMany)
 	list := f.list()
-	if len(list) != 2 || list[0].Kind != record.KindHTTPStatus || list[0].Count != 1000 || len(list[0].Samples) != maxMessages || list[0].Other != 1000-maxMessages {
+	if len(list) != 3 || list[0].Kind != "http_status 500" || list[2].Kind != "http_status 429" || list[0].Count != 1000 || len(list[0].Samples) != maxMessages || list[0].Other != 1000-maxMessages {
 		t.Fatalf("failures %+v", list)
 	}
 	if list[0].FirstS != 0.005 || list[0].LastS != 1.004 {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"maps"
 	"slices"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/omnik-dev/omnik/modules/httpdebug"
@@ -20,7 +21,7 @@ const (
 
 const otherKind = "other kinds"
 
-// Failure is one error kind: how many, when, and what the messages said.
+// Failure is one error kind (with its HTTP status, "http_status 429"): how many, when, and what the messages said.
 type Failure struct {
 	Kind    string    `json:"kind"`
 	Count   int64     `json:"count"`
@@ -50,6 +51,9 @@ func (f failures) add(r *record.Record) {
 	}
 	at := Float((r.Offset + r.End).Seconds())
 	kind := r.Err.Kind
+	if status := r.FailureStatus(); status != 0 {
+		kind += " " + strconv.Itoa(status) // a 429 storm and a 500 storm are two reasons
+	}
 	if f[kind] == nil && len(f) >= maxKinds {
 		kind = otherKind
 	}

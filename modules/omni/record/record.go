@@ -105,6 +105,15 @@ func (r *Record) Interrupted() bool { return r.Err != nil && r.Err.Kind == KindI
 // Failed reports a request that failed for a reason other than the run stopping it.
 func (r *Record) Failed() bool { return r.Err != nil && r.Err.Kind != KindInterrupted }
 
+// FailureStatus is the HTTP status that tells r's failure apart from others of its kind
+// (429s from 500s): 0 for a failure inside a 2xx response or without one.
+func (r *Record) FailureStatus() int {
+	if r.Status/100 == 2 {
+		return 0
+	}
+	return r.Status
+}
+
 // TextChunk is a text chunk that carried new, non-empty content.
 type TextChunk struct {
 	At     time.Duration

@@ -60,11 +60,7 @@ func addRecord(failures, anomalies *breakdown, r *record.Record) {
 		return
 	}
 	if r.Failed() {
-		status := r.Status
-		if status/100 == 2 {
-			status = 0 // a failure inside a 200: the status tells nothing apart
-		}
-		failures.add(group{r.Err.Kind, status}, 1, r.Err.Message)
+		failures.add(group{r.Err.Kind, r.FailureStatus()}, 1, r.Err.Message)
 	}
 	for _, a := range r.Anomalies {
 		anomalies.add(group{kind: a.Kind}, 1, a.Message)
