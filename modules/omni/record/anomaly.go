@@ -15,7 +15,25 @@ const (
 	AnomalyTextCut = "text_truncated"
 	// AnomalyPayloadCut: the audio or images kept for the script reached Limits.Kept.
 	AnomalyPayloadCut = "payload_truncated"
+	// AnomalyStagesCut: a response named more stages (or stage durations) than
+	// MaxStages; the rest were not kept.
+	AnomalyStagesCut = "stages_truncated"
 )
+
+// MaxStages bounds the stages, and the stage_durations keys, one response may add: a
+// pipeline has a handful, and a server inventing ids must not grow a record.
+const MaxStages = 64
+
+// mergeBounded copies src into dst, adding at most MaxStages keys in all.
+func mergeBounded[V any](b *Builder, dst, src map[string]V) {
+	for k, v := range src {
+		if _, ok := dst[k]; !ok && len(dst) >= MaxStages {
+			b.Flag(AnomalyStagesCut, fmt.Sprintf("more than %d stages or stage durations in one response; the rest were not kept", MaxStages))
+			continue
+		}
+		dst[k] = v
+	}
+}
 
 // Anomaly is one kind of anomaly in a request: how often it happened and the first
 // occurrence, said.
@@ -51,11 +69,11 @@ func (b *Builder) Flag(kind, msg string) {
 // SetLimits bounds what the builder holds for this response.
 func (b *Builder) SetLimits(l Limits) { b.limits = l }
 
-// chunkRoom reports whether one more chunk fits under Limits.Chunks, failing the request
-// when it does not: the reader then stops.
+// chunkRoom reports whether one more chunk (or sentence) fits under Limits.Chunks,
+// failing the request when it does not: the reader then stops.
 func (b *Builder) chunkRoom() bool {
 	l := b.limits.Chunks
-	if l <= 0 || len(b.r.TextChunks)+len(b.r.AudioChunks)+len(b.r.ImageTimes) < l {
+	if l <= 0 || len(b.r.TextChunks)+len(b.r.AudioChunks)+len(b.r.ImageTimes)+len(b.r.Utterances) < l {
 		return true
 	}
 	b.Fail(KindOversized, fmt.Sprintf("more than %d chunks in one response (options.omni.maxChunks)", l))

@@ -2,7 +2,6 @@ package record
 
 import (
 	"fmt"
-	"maps"
 	"time"
 
 	"github.com/omnik-dev/omnik/modules/httpdebug"
@@ -111,6 +110,9 @@ func (b *Builder) OnTextSent(t time.Time) { b.r.TextSent = append(b.r.TextSent, 
 
 // OnUtteranceStart opens a sentence on its audio.start, arrived at t.
 func (b *Builder) OnUtteranceStart(t time.Time, index int, text string) {
+	if !b.chunkRoom() {
+		return
+	}
 	b.r.Utterances = append(b.r.Utterances, Utterance{Index: index, Text: text, Start: t.Sub(b.r.Start)})
 }
 
@@ -148,7 +150,7 @@ func (b *Builder) OnImageStats(durations map[string]float64, peakMB float64) {
 		if im.StageDurations == nil {
 			im.StageDurations = make(map[string]float64, len(durations))
 		}
-		maps.Copy(im.StageDurations, durations)
+		mergeBounded(b, im.StageDurations, durations)
 	}
 	im.PeakMemoryMB = max(im.PeakMemoryMB, peakMB)
 }
@@ -162,7 +164,7 @@ func (b *Builder) OnStageMetrics(m *chunk.Metrics) {
 	if len(m.StageMetrics) > 0 && b.r.Stages == nil {
 		b.r.Stages = make(map[string]chunk.Stage, len(m.StageMetrics))
 	}
-	maps.Copy(b.r.Stages, m.StageMetrics)
+	mergeBounded(b, b.r.Stages, m.StageMetrics)
 	b.OnImageStats(m.StageDurations, m.PeakMemoryMB)
 }
 
