@@ -10,6 +10,7 @@ import (
 	"github.com/dop251/goja"
 	"github.com/omnik-dev/omnik/js"
 	"github.com/omnik-dev/omnik/metrics"
+	"github.com/omnik-dev/omnik/modules/httpdebug"
 	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
@@ -163,8 +164,8 @@ func (m *Module) newScriptClient(raw map[string]any) *target {
 	cfg := m.cfg
 	m.mu.Unlock()
 	if v, ok := raw["baseURL"].(string); ok {
-		cfg.BaseURL = v
-		cfg.Target = v
+		// The tag goes into every sample and record: never the URL's credentials.
+		cfg.BaseURL, cfg.Target = v, httpdebug.RedactText(v)
 	}
 	if v, ok := raw["model"].(string); ok {
 		cfg.Model = v

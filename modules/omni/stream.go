@@ -2,7 +2,10 @@ package omni
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
+	"net/http"
+	"net/url"
 	"strings"
 	"time"
 	"unicode"
@@ -52,8 +55,9 @@ func (c *target) stream(ctx context.Context, cl call, text []string, pace time.D
 	modelDefault(cl.body, c.model(ctx))
 	ctx, cancel := context.WithTimeout(ctx, c.timeout(cl))
 	defer cancel()
+	url, header := wsTarget(c.cfg.BaseURL, c.cfg.header(cl.headers))
 	return client.AudioStream(ctx, c.ws, client.StreamRequest{
-		URL: wsURL(c.cfg.BaseURL) + streamPath, Header: c.cfg.header(cl.headers),
+		URL: url + streamPath, Header: header,
 		Config: base64Binary(cl.body, "").(map[string]any), Text: text, Pace: pace,
 		Audio:         chunk.AudioSpec{Raw: wav.PCM16(cl.sampleRate, 1), Keep: cl.keepAudio},
 		IntendedStart: cl.intendedStart, StallTimeout: c.cfg.StallTimeout.D(), OnEvent: cl.onEvent,
@@ -61,12 +65,23 @@ func (c *target) stream(ctx context.Context, cl call, text []string, pace time.D
 	})
 }
 
-// wsURL turns http(s)://host into ws(s)://host.
-func wsURL(base string) string {
+// wsTarget is the websocket URL of base (http(s)://host becomes ws(s)://host) and the
+// headers to send. gorilla/websocket refuses a URL with user info, so it goes as Basic
+// authorization unless another one is set, as net/http sends it on the HTTP calls.
+func wsTarget(base string, h http.Header) (string, http.Header) {
 	if rest, ok := strings.CutPrefix(base, "http"); ok {
-		return "ws" + rest
+		base = "ws" + rest
 	}
-	return base
+	u, err := url.Parse(base)
+	if err != nil || u.User == nil {
+		return base, h
+	}
+	if h.Get("Authorization") == "" {
+		pw, _ := u.User.Password()
+		h.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
+	}
+	u.User = nil
+	return u.String(), h
 }
 
 // textPieces reads config.input: a string (one piece) or an array of strings.
