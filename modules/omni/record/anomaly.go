@@ -1,6 +1,11 @@
 package record
 
-import "fmt"
+import (
+	"fmt"
+	"maps"
+
+	"github.com/omnik-dev/omnik/modules/omni/chunk"
+)
 
 // Anomaly kinds: what a request that still succeeded got wrong, or what omnik cut from
 // it. A hostile or buggy server must not look healthy, nor fail requests whose timings
@@ -18,7 +23,20 @@ const (
 	// AnomalyStagesCut: a response named more stages (or stage durations) than
 	// MaxStages; the rest were not kept.
 	AnomalyStagesCut = "stages_truncated"
+	// AnomalyStageValue: a stage reported a value no clock or count can have (negative,
+	// or past MaxStageValue); it was dropped.
+	AnomalyStageValue = "stage_value_out_of_range"
+	// AnomalyUsageRange: a token count past MaxTokens; it was counted as MaxTokens.
+	AnomalyUsageRange = "usage_out_of_range"
 )
+
+// MaxStageValue bounds a stage's numbers (31 years in ms): past it a value is a broken
+// server's, and sums of such would print +Inf and fail the JSON outputs.
+const MaxStageValue = 1e12
+
+// MaxTokens bounds a token count: no model emits more in one response, and sums of
+// counts past it could wrap the run's totals.
+const MaxTokens = 1<<31 - 1
 
 // MaxStages bounds the stages, and the stage_durations keys, one response may add: a
 // pipeline has a handful, and a server inventing ids must not grow a record.
@@ -103,4 +121,67 @@ func (b *Builder) flagUsage() {
 		}
 		prev = c.Tokens
 	}
+}
+
+// saneStage is s without the values a stage cannot have (negative, NaN or past
+// MaxStageValue), copied only when it has some: the decoder may share its maps.
+func saneStage(s chunk.Stage) (chunk.Stage, bool) {
+	bad := func(k string, v float64) bool { return k != "stage_id" && !(v >= 0 && v <= MaxStageValue) }
+	dirty := false
+	for k, v := range s.Values {
+		dirty = dirty || bad(k, v)
+	}
+	for k, l := range s.Lists {
+		for _, v := range l {
+			dirty = dirty || bad(k, v)
+		}
+	}
+	if !dirty {
+		return s, true
+	}
+	values := make(map[string]float64, len(s.Values))
+	for k, v := range s.Values {
+		if !bad(k, v) {
+			values[k] = v
+		}
+	}
+	lists := make(map[string][]float64, len(s.Lists))
+	for k, l := range s.Lists {
+		kept := make([]float64, 0, len(l))
+		for _, v := range l {
+			if !bad(k, v) {
+				kept = append(kept, v)
+			}
+		}
+		lists[k] = kept
+	}
+	s.Values, s.Lists = values, lists
+	return s, false
+}
+
+// saneStages is stages with saneStage applied to each, flagging the ones it changed; the
+// map is copied only then, as it is the decoder's.
+func (b *Builder) saneStages(stages map[string]chunk.Stage) map[string]chunk.Stage {
+	out, copied := stages, false
+	for id, st := range stages {
+		sane, ok := saneStage(st)
+		if ok {
+			continue
+		}
+		b.Flag(AnomalyStageValue, fmt.Sprintf("stage %s reported a negative value or one past %g; dropped", id, MaxStageValue))
+		if !copied {
+			out, copied = maps.Clone(stages), true
+		}
+		out[id] = sane
+	}
+	return out
+}
+
+// tokens is a count bounded by MaxTokens, flagged when it was not.
+func (b *Builder) tokens(name string, n int) int {
+	if n <= MaxTokens {
+		return n
+	}
+	b.Flag(AnomalyUsageRange, fmt.Sprintf("%s %d is past any model's output; counted as %d", name, n, MaxTokens))
+	return MaxTokens
 }

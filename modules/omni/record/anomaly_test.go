@@ -40,3 +40,32 @@ func TestSentencesCountAsChunks(t *testing.T) {
 		t.Fatalf("%d sentences, err %+v", len(r.Utterances), r.Err)
 	}
 }
+
+// A stage's negative or absurd values are dropped and flagged, without touching the
+// decoder's maps; absurd token counts are bounded, so no sum can wrap or reach +Inf.
+func TestServerNumbersOutOfRangeAreBounded(t *testing.T) {
+	t.Parallel()
+	stages := map[string]chunk.Stage{"0": {Values: map[string]float64{"stage_id": 0, "stage_gen_time_ms": -5, "postprocess_time_ms": 2},
+		Lists: map[string][]float64{"vllm_itls_ms": {1, 1e300, 3}}}}
+	b := NewBuilder(EndpointChat, time.Unix(0, 0))
+	b.OnStageMetrics(&chunk.Metrics{StageMetrics: stages, NumTokensOut: 1 << 40})
+	b.OnTextChunk(time.Unix(0, 1), []byte("hi"), &chunk.Usage{PromptTokens: 1 << 62, CompletionTokens: -7})
+	r := b.Finish(time.Unix(1, 0))
+	st := r.Stages["0"]
+	if _, ok := st.Values["stage_gen_time_ms"]; ok || st.Values["postprocess_time_ms"] != 2 || len(st.Lists["vllm_itls_ms"]) != 2 {
+		t.Errorf("stage kept %+v", st)
+	}
+	if stages["0"].Values["stage_gen_time_ms"] != -5 {
+		t.Error("the decoder's map was changed")
+	}
+	if r.Usage.Prompt != MaxTokens || r.Usage.Completion != MaxTokens || r.TextChunks[0].Tokens != 0 {
+		t.Errorf("usage %+v, chunk tokens %d", r.Usage, r.TextChunks[0].Tokens)
+	}
+	kinds := map[string]bool{}
+	for _, a := range r.Anomalies {
+		kinds[a.Kind] = true
+	}
+	if !kinds[AnomalyStageValue] || !kinds[AnomalyUsageRange] {
+		t.Errorf("anomalies %+v", r.Anomalies)
+	}
+}

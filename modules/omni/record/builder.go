@@ -52,7 +52,7 @@ func (b *Builder) OnTextChunk(t time.Time, text []byte, usage *chunk.Usage) {
 	tokens := int32(-1)
 	if usage != nil {
 		b.OnUsage(*usage)
-		tokens = int32(usage.CompletionTokens)
+		tokens = int32(min(max(usage.CompletionTokens, 0), MaxTokens))
 	}
 	if len(text) == 0 || !b.chunkRoom() {
 		return
@@ -70,9 +70,9 @@ func (b *Builder) OnTextChunk(t time.Time, text []byte, usage *chunk.Usage) {
 // completion_tokens 0 while text is still counting, so a report never lowers a count.
 func (b *Builder) OnUsage(u chunk.Usage) {
 	us := &b.r.Usage
-	us.Prompt = max(us.Prompt, u.PromptTokens, u.InputTokens)
-	us.Completion = max(us.Completion, u.CompletionTokens, u.OutputTokens)
-	us.Total = max(us.Total, u.TotalTokens)
+	us.Prompt = max(us.Prompt, b.tokens("usage.prompt_tokens", max(u.PromptTokens, u.InputTokens)))
+	us.Completion = max(us.Completion, b.tokens("usage.completion_tokens", max(u.CompletionTokens, u.OutputTokens)))
+	us.Total = max(us.Total, b.tokens("usage.total_tokens", u.TotalTokens))
 }
 
 // OnAudioChunk records audio arriving at t. Empty pieces (an empty talker segment) are
@@ -160,11 +160,11 @@ func (b *Builder) OnStageMetrics(m *chunk.Metrics) {
 	if m == nil {
 		return
 	}
-	b.tokensOut = max(b.tokensOut, m.NumTokensOut)
+	b.tokensOut = max(b.tokensOut, b.tokens("metrics.num_tokens_out", m.NumTokensOut))
 	if len(m.StageMetrics) > 0 && b.r.Stages == nil {
 		b.r.Stages = make(map[string]chunk.Stage, len(m.StageMetrics))
 	}
-	mergeBounded(b, b.r.Stages, m.StageMetrics)
+	mergeBounded(b, b.r.Stages, b.saneStages(m.StageMetrics))
 	b.OnImageStats(m.StageDurations, m.PeakMemoryMB)
 }
 
