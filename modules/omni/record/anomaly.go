@@ -28,7 +28,14 @@ const (
 	AnomalyStageValue = "stage_value_out_of_range"
 	// AnomalyUsageRange: a token count past MaxTokens; it was counted as MaxTokens.
 	AnomalyUsageRange = "usage_out_of_range"
+	// AnomalyImageSize: an image header claimed a side past MaxImageSide; the image
+	// counts without its size.
+	AnomalyImageSize = "image_size_out_of_range"
 )
+
+// MaxImageSide bounds an image's width and height as its header claims them, so the
+// pixels of a run cannot wrap.
+const MaxImageSide = 1 << 16
 
 // MaxStageValue bounds a stage's numbers (31 years in ms): past it a value is a broken
 // server's, and sums of such would print +Inf and fail the JSON outputs.

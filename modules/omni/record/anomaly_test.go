@@ -50,6 +50,8 @@ func TestServerNumbersOutOfRangeAreBounded(t *testing.T) {
 	b := NewBuilder(EndpointChat, time.Unix(0, 0))
 	b.OnStageMetrics(&chunk.Metrics{StageMetrics: stages, NumTokensOut: 1 << 40})
 	b.OnTextChunk(time.Unix(0, 1), []byte("hi"), &chunk.Usage{PromptTokens: 1 << 62, CompletionTokens: -7})
+	b.OnImage(time.Unix(0, 2), 1<<31-1, 1<<31-1, nil)
+	b.OnImage(time.Unix(0, 3), 1<<31-1, 1<<31-1, nil)
 	r := b.Finish(time.Unix(1, 0))
 	st := r.Stages["0"]
 	if _, ok := st.Values["stage_gen_time_ms"]; ok || st.Values["postprocess_time_ms"] != 2 || len(st.Lists["vllm_itls_ms"]) != 2 {
@@ -65,7 +67,10 @@ func TestServerNumbersOutOfRangeAreBounded(t *testing.T) {
 	for _, a := range r.Anomalies {
 		kinds[a.Kind] = true
 	}
-	if !kinds[AnomalyStageValue] || !kinds[AnomalyUsageRange] {
+	if r.Images.Count != 2 || r.Images.Pixels != 0 {
+		t.Errorf("images %+v", r.Images)
+	}
+	if !kinds[AnomalyStageValue] || !kinds[AnomalyUsageRange] || !kinds[AnomalyImageSize] {
 		t.Errorf("anomalies %+v", r.Anomalies)
 	}
 }

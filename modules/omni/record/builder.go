@@ -129,6 +129,10 @@ func (b *Builder) OnImage(t time.Time, w, h int, data []byte) {
 	if !b.chunkRoom() {
 		return
 	}
+	if w > MaxImageSide || h > MaxImageSide {
+		b.Flag(AnomalyImageSize, fmt.Sprintf("an image header claimed %d×%d; counted without its size", w, h))
+		w, h = 0, 0
+	}
 	im := &b.r.Images
 	if im.Count == 0 {
 		im.Width, im.Height = w, h
