@@ -99,9 +99,12 @@ func TestBenchSeedIsReproducible(t *testing.T) {
 			"--random-input-len", "40", "--random-range-ratio", "0.5", "--out", "json=out.json")...)
 		expect{code: 0}.check(t, r)
 		recs := readRecords(t, filepath.Join(dir, "out.json"))
-		sort.Slice(recs, func(i, j int) bool { return recs[i].IntendedStart.Before(recs[j].IntendedStart) })
+		// The intended start on the run's monotonic timeline: a record's wall-clock start
+		// moves with the system clock's slewing, microseconds apart within a run.
+		intended := func(r *record.Record) time.Duration { return r.Offset - r.Start.Sub(r.IntendedStart) }
+		sort.Slice(recs, func(i, j int) bool { return intended(recs[i]) < intended(recs[j]) })
 		for _, rec := range recs {
-			offsets = append(offsets, rec.IntendedStart.Sub(recs[0].IntendedStart))
+			offsets = append(offsets, intended(rec)-intended(recs[0]))
 			prompts = append(prompts, rec.Usage.Prompt)
 		}
 		return offsets, prompts
