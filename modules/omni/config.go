@@ -11,6 +11,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/omnik-dev/omnik/modules/tlsclient"
 )
 
 // Config is options.omni, overridden by OMNI_* variables and CLI flags.
@@ -23,6 +25,8 @@ type Config struct {
 	Headers      map[string]string `json:"headers"`
 	// InsecureSkipTLSVerify accepts any server certificate (self-signed test servers).
 	InsecureSkipTLSVerify bool `json:"insecureSkipTLSVerify"`
+	// TLS names a CA bundle trusted beside the system's roots and a client certificate.
+	TLS tlsclient.Files `json:"tls"`
 	// Target names the client in the `target` tag; empty for the default client.
 	Target string `json:"target"`
 }
