@@ -17,8 +17,11 @@ import (
 	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
-// moduleOptionKeys are option keys that belong to modules rather than the engine.
-var moduleOptionKeys = []string{"omni"}
+// moduleOptionKeys are option keys that belong to modules rather than the engine:
+// options.omni, and k6's top-level insecureSkipTLSVerify, which both modules follow.
+var moduleOptionKeys = []string{"omni", insecureKey}
+
+const insecureKey = "insecureSkipTLSVerify"
 
 // Test is a loaded test: its script compiled, its options consolidated, its thresholds
 // parsed and its omni module configured. Run runs it once; Close releases it.
@@ -89,7 +92,7 @@ func (t *Test) load() error {
 	if t.trendStats, err = metrics.ParseTrendStats(t.options.SummaryTrendStats); err != nil {
 		return engine.Invalid(err)
 	}
-	if err := t.configureOmni(t.options.Modules["omni"]); err != nil {
+	if err := t.configureOmni(t.options.Modules); err != nil {
 		return err
 	}
 	if t.thresholds, err = metrics.ParseThresholds(t.options.Thresholds, o.Thresholds, t.registry.Get); err != nil {
@@ -161,24 +164,39 @@ func (t *Test) parseLayer(source string, data []byte) (engine.Options, error) {
 	return l, err
 }
 
-// configureOmni applies options.omni (raw), the environment, the flags and the
-// simulator, lowest first.
-func (t *Test) configureOmni(raw json.RawMessage) error {
-	cfg, err := omni.ParseConfig(raw)
+// configureOmni applies the modules' options (options.omni and the top-level
+// insecureSkipTLSVerify), the environment, the flags and the simulator, lowest first.
+func (t *Test) configureOmni(modules map[string]json.RawMessage) error {
+	cfg, err := omni.ParseConfig(modules["omni"])
 	if err != nil {
 		return engine.Invalid(err)
 	}
-	if t.opts.Omni.BaseURL != "" {
-		cfg.BaseURL = t.opts.Omni.BaseURL
+	if raw := modules[insecureKey]; raw != nil {
+		var insecure bool
+		if err := json.Unmarshal(raw, &insecure); err != nil {
+			return engine.Invalid(fmt.Errorf("option %q: want true or false, got %s", insecureKey, raw))
+		}
+		cfg.InsecureSkipTLSVerify = cfg.InsecureSkipTLSVerify || insecure
 	}
-	if t.opts.Omni.Model != "" {
-		cfg.Model = t.opts.Omni.Model
+	o := t.opts.Omni
+	if o.BaseURL != "" {
+		cfg.BaseURL = o.BaseURL
 	}
+	if o.Model != "" {
+		cfg.Model = o.Model
+	}
+	if o.InsecureSkipTLSVerify != nil {
+		cfg.InsecureSkipTLSVerify = *o.InsecureSkipTLSVerify
+	}
+	cfg.TLS = cfg.TLS.Over(o.TLS)
 	if t.mockURL != "" {
 		cfg.BaseURL = t.mockURL
 	}
-	t.module.Configure(cfg)
-	// omnik/http's relative URLs ("/health") reach the same server.
+	if err := t.module.Configure(cfg); err != nil {
+		return engine.Invalid(err)
+	}
+	// omnik/http's relative URLs ("/health") reach the same server, with the same TLS.
+	t.http.SetTLSConfig(t.module.TLSConfig())
 	if err := t.http.SetBaseURL(cfg.BaseURL); err != nil {
 		return engine.Invalid(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/omnik-dev/omnik/modules/omni"
 	"github.com/omnik-dev/omnik/modules/omni/record"
 	"github.com/omnik-dev/omnik/modules/omni/report"
+	"github.com/omnik-dev/omnik/modules/tlsclient"
 )
 
 // Options are everything one run takes. The zero value of each field is its default.
@@ -85,6 +86,11 @@ type Script struct {
 type OmniOptions struct {
 	// BaseURL and Model override options.omni and OMNI_BASE_URL.
 	BaseURL, Model string
+	// InsecureSkipTLSVerify, when set, overrides the script's (--insecure-skip-tls-verify).
+	InsecureSkipTLSVerify *bool
+	// TLS overrides the script's TLS files (--tls-ca-file, --tls-cert, --tls-key), as
+	// tlsclient.Files.Over says. The omni module and omnik/http both follow them.
+	TLS tlsclient.Files
 	// Mock, when set, is the simulator to run against: the run starts it on loopback,
 	// points every client at it and closes it at the end.
 	Mock *mock.Server

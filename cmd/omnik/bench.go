@@ -18,7 +18,6 @@ type benchFlags struct {
 	baseURL, host, endpoint, backend string
 	port                             int
 	headers                          []string
-	insecure                         bool
 	model, servedModelName           string
 	datasetName, datasetPath         string
 	numPrompts                       int
@@ -96,7 +95,8 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.endpoint, "endpoint", "/v1/chat/completions", "API path: /v1/chat/completions, /v1/images/generations, /v1/images/edits, /v1/audio/speech")
 	fs.StringVar(&f.backend, "backend", "", "openai-chat-omni, openai-audio-speech, openai-image-edits-omni (default: from --endpoint)")
 	fs.StringArrayVar(&f.headers, "header", nil, "KEY=VALUE header sent with every request; repeatable or space-separated")
-	fs.BoolVar(&f.insecure, "insecure", false, "accept any TLS certificate (self-signed servers)")
+	fs.BoolVar(&f.run.omni.tls.insecure, "insecure", false, "accept any TLS certificate (self-signed servers): --insecure-skip-tls-verify")
+	f.run.omni.tls.register(fs)
 	fs.StringVar(&f.model, "model", "", "model id (default: the first of GET /v1/models)")
 	fs.StringVar(&f.servedModelName, "served-model-name", "", "model name sent in requests (default: --model)")
 	fs.StringVar(&f.datasetName, "dataset-name", "random", "random, random-mm, sharegpt or custom")

@@ -2,13 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/omnik-dev/omnik/internal/tlstest"
 	"github.com/omnik-dev/omnik/mock"
 )
 
@@ -79,22 +79,25 @@ func TestBenchHeadersAndSamplingOnTheWire(t *testing.T) {
 	}
 }
 
-// --insecure benchmarks a server with a self-signed certificate, which is refused
-// without it.
-func TestBenchInsecure(t *testing.T) {
+// --insecure (vllm's flag) or the server's CA file benchmarks a server whose
+// certificate no system trusts, which is refused without them; the calibration's
+// /tokenize goes with the same settings.
+func TestBenchTLS(t *testing.T) {
 	t.Parallel()
 	sim, err := mock.New(mock.WithSpeed(20))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewTLSServer(sim.Handler())
-	t.Cleanup(srv.Close)
-	args := []string{"bench", "-q", "--base-url", srv.URL, "--num-prompts", "2", "--random-input-len", "8", "--random-output-len", "2",
-		"--model", "Qwen/Qwen3-Omni-30B-A3B-Instruct"}
-	r := runOmnik(t, t.TempDir(), nil, append(args, "--insecure")...)
-	expect{code: 0, stdout: []string{"Successful requests:                     2 "}, notStderr: []string{"estimated at one token per word"}}.check(t, r)
-	r = runOmnik(t, t.TempDir(), nil, args...)
-	expect{code: 108, stderr: []string{initialTestFailed, "certificate"}}.check(t, r)
+	t.Cleanup(func() { _ = sim.Close() })
+	pki := tlstest.New(t)
+	args := []string{"bench", "-q", "--base-url", pki.Serve(t, sim.Handler(), false).URL, "--num-prompts", "2", "--random-input-len", "8",
+		"--random-output-len", "2", "--model", "Qwen/Qwen3-Omni-30B-A3B-Instruct"}
+	for _, flags := range [][]string{{"--insecure"}, {"--tls-ca-file", pki.CAFile}} {
+		r := runOmnik(t, t.TempDir(), nil, append(args, flags...)...)
+		expect{code: 0, stdout: []string{"Successful requests:                     2 "}, notStderr: []string{"estimated at one token per word"}}.check(t, r)
+	}
+	r := runOmnik(t, t.TempDir(), nil, args...)
+	expect{code: 108, stderr: []string{initialTestFailed, "certificate signed by unknown authority"}}.check(t, r)
 }
 
 // --append-result adds a result line to the file, after one vllm wrote without a final

@@ -70,10 +70,13 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	o.Subscribers = append(o.Subscribers, p.outcomes)
 	// The dataset loads before the script, so a malformed file is reported as itself.
 	o.BeforeLoad = func(m *omni.Module) error {
-		// Calibration's /tokenize goes with the requests' headers and TLS setting.
+		// Calibration's /tokenize goes with the requests' headers (and TLS settings, which
+		// the flags set already).
 		cfg := m.Config()
-		cfg.Headers, cfg.InsecureSkipTLSVerify = p.headers, f.insecure
-		m.Configure(cfg)
+		cfg.Headers = p.headers
+		if err := m.Configure(cfg); err != nil {
+			return err
+		}
 		var spec map[string]any
 		if err := json.Unmarshal([]byte(mustJSON(p.params.Dataset)), &spec); err != nil {
 			return err

@@ -14,6 +14,7 @@ import (
 	"github.com/omnik-dev/omnik/engine"
 	"github.com/omnik-dev/omnik/js"
 	"github.com/omnik-dev/omnik/modules/omni"
+	"github.com/omnik-dev/omnik/modules/tlsclient"
 )
 
 // benchJS is the scenario omnik bench runs, the same for every flag: the flags reach it
@@ -175,8 +176,13 @@ func benchOptions(p *benchPlan, f *benchFlags) map[string]any {
 	if len(p.headers) > 0 {
 		omniOpts["headers"] = p.headers
 	}
-	if f.insecure {
+	// Written into the options too, so --print-script's script keeps them.
+	tls := f.run.omni.tls
+	if tls.insecure {
 		omniOpts["insecureSkipTLSVerify"] = true
+	}
+	if tls.files != (tlsclient.Files{}) {
+		omniOpts["tls"] = tls.files
 	}
 	// setup sends the initial test request (retried up to --ready-check-timeout-sec) and
 	// the warmups one after another, each within the request timeout: the default setup

@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/omnik-dev/omnik/engine"
 
+	"github.com/omnik-dev/omnik/engine"
 	"github.com/omnik-dev/omnik/modules/omni/report"
+	"github.com/omnik-dev/omnik/modules/tlsclient"
 	"github.com/omnik-dev/omnik/testrun"
 	"github.com/spf13/pflag"
 )
@@ -20,12 +21,14 @@ type omniFlags struct {
 	metricPercentiles string
 	// bench sets what only `omnik bench` prints: goodput, concurrency cap, configured rate.
 	bench report.SectionOptions
+	tls   tlsFlags
 }
 
 func (f *omniFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.baseURL, "base-url", "", "server for the omni module (overrides options.omni.baseURL and OMNI_BASE_URL)")
 	fs.StringVar(&f.model, "model", "", "model name (default: the first of GET /v1/models)")
 	fs.BoolVar(&f.mock, "mock", false, "run against the built-in simulated vLLM-Omni server")
+	f.tls.register(fs)
 	f.mockFlags.register(fs, "mock-")
 	f.registerSection(fs, "all with data", "99")
 }
@@ -57,8 +60,11 @@ func (f *omniFlags) section() (report.SectionOptions, error) {
 }
 
 // options maps the flags onto the run's omni options; with --mock it builds the simulator.
-func (f *omniFlags) options() (testrun.OmniOptions, error) {
+func (f *omniFlags) options(fs *pflag.FlagSet) (testrun.OmniOptions, error) {
 	o := testrun.OmniOptions{BaseURL: f.baseURL, Model: f.model}
+	if err := f.tls.apply(fs, &o); err != nil {
+		return o, err
+	}
 	var err error
 	if o.Section, err = f.section(); err != nil {
 		return o, err
@@ -69,4 +75,33 @@ func (f *omniFlags) options() (testrun.OmniOptions, error) {
 		}
 	}
 	return o, nil
+}
+
+// tlsFlags are the TLS settings of run and bench, over the script's.
+type tlsFlags struct {
+	insecure bool
+	files    tlsclient.Files
+}
+
+func (f *tlsFlags) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.insecure, "insecure-skip-tls-verify", false, "accept any server certificate (self-signed staging servers); overrides insecureSkipTLSVerify in the options")
+	fs.StringVar(&f.files.CAFile, "tls-ca-file", "", "PEM bundle of CA certificates to trust in addition to the system's roots")
+	fs.StringVar(&f.files.CertFile, "tls-cert", "", "PEM client certificate (with --tls-key) for servers that require mutual TLS")
+	fs.StringVar(&f.files.KeyFile, "tls-key", "", "PEM private key of --tls-cert")
+}
+
+// apply sets the flags given: --insecure-skip-tls-verify (or bench's --insecure, vllm's
+// name) even when false, and the files. A certificate or a key alone is refused here,
+// where the flags can be named.
+func (f *tlsFlags) apply(fs *pflag.FlagSet, o *testrun.OmniOptions) error {
+	for _, name := range []string{"insecure-skip-tls-verify", "insecure"} {
+		if fs.Changed(name) {
+			o.InsecureSkipTLSVerify = &f.insecure
+		}
+	}
+	if (f.files.CertFile == "") != (f.files.KeyFile == "") {
+		return &engine.OptionsError{Msg: "--tls-cert and --tls-key go together: give both"}
+	}
+	o.TLS = f.files
+	return nil
 }

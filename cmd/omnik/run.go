@@ -109,7 +109,7 @@ func (f *runFlags) options(cmd *cobra.Command) (testrun.Options, error) {
 	if o.StartAt, err = parseStartAt(orEnv(f.startAt, "OMNIK_START_AT"), time.Now()); err != nil {
 		return o, err
 	}
-	o.Omni, err = f.omni.options()
+	o.Omni, err = f.omni.options(cmd.Flags())
 	return o, err
 }
 

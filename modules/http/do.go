@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/omnik-dev/omnik/modules/iocount"
+	"github.com/omnik-dev/omnik/modules/tlsclient"
 	"io"
 	"net/http"
 	"sync/atomic"
@@ -19,7 +20,8 @@ const MaxBody = 16 << 20
 // Failure kinds, the omni module's where they mean the same.
 const (
 	kindHTTPStatus   = "http_status"      // a status other than 2xx or 3xx
-	kindConnect      = "connect"          // no response: DNS, connect, TLS, a refused request
+	kindConnect      = "connect"          // no response: DNS, connect, a refused request
+	kindTLS          = "tls"              // TLS failed: a certificate that does not verify, a refused client certificate
 	kindReset        = "connection_reset" // the connection failed while the body was read
 	kindTimeout      = "timeout"          // longer than the request's timeout
 	kindInterrupted  = "interrupted"      // the run stopped the request: not a failure
@@ -114,6 +116,8 @@ func (r *result) fail(run, req context.Context, kind string, err error) {
 		kind = kindInterrupted
 	case errors.Is(req.Err(), context.DeadlineExceeded):
 		kind = kindTimeout
+	case tlsclient.IsError(err):
+		kind = kindTLS
 	}
 	r.errKind, r.errMsg = kind, err.Error()
 }

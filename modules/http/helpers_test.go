@@ -2,6 +2,7 @@ package http
 
 import (
 	"context"
+	"crypto/tls"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -38,6 +39,7 @@ func tag(s metrics.Sample, key string) string { v, _ := s.Tags.Get(key); return 
 // iteration's context and extra modules.
 type env struct {
 	srv     *httptest.Server
+	tls     *tls.Config // the run's TLS settings
 	ctx     context.Context
 	modules map[string]js.Module
 }
@@ -49,6 +51,7 @@ func runScript(t *testing.T, e env, src string) (*sink, *js.VU, error) {
 	reg := metrics.NewRegistry()
 	mod := New(RegisterMetrics(reg))
 	t.Cleanup(mod.Close)
+	mod.SetTLSConfig(e.tls)
 	if e.srv != nil {
 		if err := mod.SetBaseURL(e.srv.URL); err != nil {
 			t.Fatal(err)

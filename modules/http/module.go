@@ -4,6 +4,7 @@
 package http
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
@@ -19,6 +20,8 @@ import (
 type Module struct {
 	metrics *Metrics
 	client  *http.Client
+	// transport is the client's, under any wrapper, for SetTLSConfig.
+	transport *http.Transport
 
 	mu   sync.Mutex
 	base *url.URL // relative URLs resolve against it
@@ -43,7 +46,7 @@ func New(m *Metrics, opts ...Option) *Module {
 		// Bodies are counted as they come over the wire, not decompressed behind our back.
 		DisableCompression: true,
 	}
-	mod := &Module{metrics: m, client: &http.Client{Transport: tr}}
+	mod := &Module{metrics: m, client: &http.Client{Transport: tr}, transport: tr}
 	for _, o := range opts {
 		o(mod)
 	}
@@ -63,6 +66,11 @@ func (m *Module) SetBaseURL(raw string) error {
 	m.mu.Unlock()
 	return nil
 }
+
+// SetTLSConfig sets the TLS settings of the module's connections: the run's (skip
+// verification, CA file, client certificate), the omni module's default client's. It is
+// called while the test loads, before any request.
+func (m *Module) SetTLSConfig(c *tls.Config) { m.transport.TLSClientConfig = c }
 
 func (m *Module) resolve(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)

@@ -12,7 +12,11 @@ import (
 // /tokenize (vLLM's) to count two probe prompts. client.ErrNoTokenizer means the server
 // has none, and prompts keep the one-token-per-word estimate.
 func Calibrate(ctx context.Context, cfg Config) (*dataset.Calibration, error) {
-	t := newTarget(cfg.withDefaults())
+	tc, err := cfg.tlsConfig()
+	if err != nil {
+		return nil, err
+	}
+	t := newTarget(cfg, tc)
 	defer t.close()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()

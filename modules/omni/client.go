@@ -42,14 +42,13 @@ type target struct {
 // errClosed is a model lookup stopped by the end of the run: nothing to warn about.
 var errClosed = errors.New("omni: client closed")
 
-func newTarget(cfg Config) *target {
+// newTarget makes the client of cfg; tc is cfg's TLS settings with their files read
+// (Config.tlsConfig), nil for Go's defaults.
+func newTarget(cfg Config, tc *tls.Config) *target {
 	cfg = cfg.withDefaults()
-	ws := &websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: 30 * time.Second}
+	ws := &websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: 30 * time.Second, TLSClientConfig: tc}
 	hc := client.NewHTTPClient()
-	if cfg.InsecureSkipTLSVerify {
-		ws.TLSClientConfig = &tls.Config{InsecureSkipVerify: true}
-		hc.Transport.(*http.Transport).TLSClientConfig = ws.TLSClientConfig
-	}
+	hc.Transport.(*http.Transport).TLSClientConfig = tc
 	life, end := context.WithCancel(context.Background())
 	return &target{cfg: cfg, http: hc, ws: ws, warn: func(string) {}, life: life, end: end}
 }

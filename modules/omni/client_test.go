@@ -44,7 +44,7 @@ func (s *modelServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func discoveryTarget(t *testing.T, ms *modelServer) (c *target, advance func(time.Duration), warnings func() []string) {
 	srv := httptest.NewServer(ms)
 	t.Cleanup(srv.Close)
-	c = newTarget(Config{BaseURL: srv.URL})
+	c = newTarget(Config{BaseURL: srv.URL}, nil)
 	t.Cleanup(c.close)
 	var mu sync.Mutex
 	var warned []string
@@ -138,7 +138,7 @@ func TestConfiguredModelIsNeverLookedUp(t *testing.T) {
 	ms := &modelServer{status: 200, body: `{"data":[{"id":"m1"}]}`}
 	srv := httptest.NewServer(ms)
 	defer srv.Close()
-	c := newTarget(Config{BaseURL: srv.URL, Model: "mine"})
+	c := newTarget(Config{BaseURL: srv.URL, Model: "mine"}, nil)
 	defer c.close()
 	if got := c.model(context.Background()); got != "mine" || ms.hits.Load() != 0 {
 		t.Errorf("model %q after %d lookups", got, ms.hits.Load())

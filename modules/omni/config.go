@@ -14,6 +14,7 @@ import (
 
 	"github.com/omnik-dev/omnik/modules/omni/client"
 	"github.com/omnik-dev/omnik/modules/omni/record"
+	"github.com/omnik-dev/omnik/modules/tlsclient"
 )
 
 // Config is options.omni, overridden by OMNI_* variables and CLI flags.
@@ -26,6 +27,8 @@ type Config struct {
 	Headers      map[string]string `json:"headers"`
 	// InsecureSkipTLSVerify accepts any server certificate (self-signed test servers).
 	InsecureSkipTLSVerify bool `json:"insecureSkipTLSVerify"`
+	// TLS names a CA bundle trusted beside the system's roots and a client certificate.
+	TLS tlsclient.Files `json:"tls"`
 	// Target names the client in the `target` tag; empty for the default client.
 	Target string `json:"target"`
 	// The limits of what one response may make omnik hold (docs/cli.md, "Limits"); zero

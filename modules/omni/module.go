@@ -2,6 +2,8 @@ package omni
 
 import (
 	"context"
+	"crypto/tls"
+	"fmt"
 	"maps"
 	"net/http"
 	"sync"
@@ -28,8 +30,11 @@ type Module struct {
 
 	datasets datasets
 
-	mu      sync.Mutex
-	cfg     Config
+	mu  sync.Mutex
+	cfg Config
+	// tls is cfg's TLS settings, files read: the default client's, and every client's
+	// that does not set its own.
+	tls     *tls.Config
 	def     *target
 	clients []*target
 }
@@ -73,12 +78,18 @@ func (m *Module) Drain(ctx context.Context) {
 	}
 }
 
-// Configure sets the default client's configuration (options.omni with overrides).
-func (m *Module) Configure(cfg Config) {
+// Configure sets the default client's configuration (options.omni with overrides). It
+// fails, naming the file, when a TLS file cannot be used.
+func (m *Module) Configure(cfg Config) error {
+	tc, err := cfg.tlsConfig()
+	if err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.cfg = cfg.withDefaults()
+	m.cfg, m.tls = cfg.withDefaults(), tc
 	m.def = nil
+	return nil
 }
 
 // Config is the default client's configuration.
@@ -88,19 +99,27 @@ func (m *Module) Config() Config {
 	return m.cfg
 }
 
+// TLSConfig is the default client's TLS configuration (nil for Go's defaults), for
+// omnik/http, which follows the run's TLS settings.
+func (m *Module) TLSConfig() *tls.Config {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.tls
+}
+
 func (m *Module) defaultClient() *target {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.def == nil {
-		m.def = m.newTarget(m.cfg)
+		m.def = m.newTarget(m.cfg, m.tls)
 		m.clients = append(m.clients, m.def)
 	}
 	return m.def
 }
 
 // newTarget makes a client with the module's warnings and transport wrapper.
-func (m *Module) newTarget(cfg Config) *target {
-	c := newTarget(cfg)
+func (m *Module) newTarget(cfg Config, tc *tls.Config) *target {
+	c := newTarget(cfg, tc)
 	c.warn = m.warn
 	if m.wrap != nil {
 		c.http.Transport = m.wrap(c.http.Transport)
@@ -151,7 +170,10 @@ func (m *Module) api(vu *js.VU, c *target) *goja.Object {
 	_ = o.Set("audio", audio)
 	_ = o.Set("client", func(cfg map[string]any) *goja.Object {
 		vu.RequireInitContext("omni.client()")
-		nc := m.newScriptClient(cfg)
+		nc, err := m.newScriptClient(cfg)
+		if err != nil {
+			panic(rt.NewGoError(fmt.Errorf("omni.client(): %w", err)))
+		}
 		return m.api(vu, nc)
 	})
 	return o
@@ -159,9 +181,9 @@ func (m *Module) api(vu *js.VU, c *target) *goja.Object {
 
 // newScriptClient makes omni.client({...}): the default configuration with the given
 // fields over it; its samples carry a `target` tag.
-func (m *Module) newScriptClient(raw map[string]any) *target {
+func (m *Module) newScriptClient(raw map[string]any) (*target, error) {
 	m.mu.Lock()
-	cfg := m.cfg
+	cfg, tc := m.cfg, m.tls
 	m.mu.Unlock()
 	if v, ok := raw["baseURL"].(string); ok {
 		// The tag goes into every sample and record: never the URL's credentials.
@@ -184,11 +206,18 @@ func (m *Module) newScriptClient(raw map[string]any) *target {
 			}
 		}
 	}
-	c := m.newTarget(cfg)
+	if changed, err := clientTLS(raw, &cfg); err != nil {
+		return nil, err
+	} else if changed {
+		if tc, err = cfg.tlsConfig(); err != nil {
+			return nil, err
+		}
+	}
+	c := m.newTarget(cfg, tc)
 	m.mu.Lock()
 	m.clients = append(m.clients, c)
 	m.mu.Unlock()
-	return c
+	return c, nil
 }
 
 // callFn wraps one HTTP endpoint as an async JS function (body, params) → Promise<result>.

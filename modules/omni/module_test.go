@@ -88,7 +88,9 @@ func runScriptIn(t *testing.T, env scriptEnv, src string) (*sink, *report.Sectio
 	}
 	mod := New(WithStream(record.NewStream(subs...), time.Now()))
 	env.cfg.BaseURL = url
-	mod.Configure(env.cfg)
+	if err := mod.Configure(env.cfg); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(mod.Close)
 	dir := t.TempDir()
 	for name, data := range env.files {

@@ -26,11 +26,16 @@ func TestWithTransportWrapsEveryClient(t *testing.T) {
 		})
 	}))
 	defer m.Close()
-	m.Configure(Config{BaseURL: srv.URL})
+	if err := m.Configure(Config{BaseURL: srv.URL}); err != nil {
+		t.Fatal(err)
+	}
 	if got := m.Model(); got != "m1" {
 		t.Fatalf("default client's model = %q", got)
 	}
-	other := m.newScriptClient(map[string]any{"baseURL": srv.URL})
+	other, err := m.newScriptClient(map[string]any{"baseURL": srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := other.listModels(); err != nil {
 		t.Fatal(err)
 	}

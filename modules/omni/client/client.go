@@ -19,6 +19,7 @@ import (
 	"github.com/omnik-dev/omnik/modules/omni/chunk"
 	"github.com/omnik-dev/omnik/modules/omni/record"
 	"github.com/omnik-dev/omnik/modules/omni/sse"
+	"github.com/omnik-dev/omnik/modules/tlsclient"
 )
 
 // ErrBodyTooLarge reports a non-streamed body beyond Limits.Body.
@@ -255,6 +256,8 @@ func (c *call) fail(err error) {
 	case errors.Is(err, io.ErrUnexpectedEOF) && c.resp != nil && c.resp.ContentLength > 0 && c.body != nil && c.body.n < c.resp.ContentLength:
 		// The server closed a body it had announced longer: truncated, not reset.
 		kind, err = record.KindTruncated, fmt.Errorf("body ended at byte %d of its Content-Length %d", c.body.n, c.resp.ContentLength)
+	case tlsclient.IsError(err):
+		kind = record.KindTLS
 	case c.resp == nil:
 		kind = record.KindConnect
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/omnik-dev/omnik/modules/omni/chunk"
 	"github.com/omnik-dev/omnik/modules/omni/record"
 	"github.com/omnik-dev/omnik/modules/omni/wav"
+	"github.com/omnik-dev/omnik/modules/tlsclient"
 )
 
 // StreamRequest is one websocket TTS session on vLLM-Omni's /v1/audio/speech/stream.
@@ -93,6 +94,8 @@ func AudioStream(ctx context.Context, d *websocket.Dialer, req StreamRequest) *r
 			kind = record.KindHTTPStatus
 		case ctx.Err() != nil:
 			kind = ctxKind(ctx)
+		case tlsclient.IsError(err):
+			kind = record.KindTLS
 		}
 		b.Fail(kind, err.Error())
 		return b.Finish(time.Now())

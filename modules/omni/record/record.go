@@ -30,6 +30,7 @@ const (
 	KindTruncated   = "stream_truncated"   // the stream ended before its terminator
 	KindReset       = "connection_reset"   // the connection failed mid-response
 	KindConnect     = "connect"            // the request never got a response
+	KindTLS         = "tls"                // TLS failed: a certificate that does not verify, a refused client certificate
 	KindMalformed   = "malformed_event"    // an event or body that is not the JSON expected
 	KindStall       = "stall_timeout"      // no event for longer than the stall timeout
 	KindTimeout     = "timeout"            // the whole request took longer than its timeout
@@ -42,7 +43,7 @@ const (
 // any request has (a gate of omnik compare on failures of one kind).
 func ErrorKinds() []string {
 	return []string{KindHTTPStatus, KindStreamError, KindTruncated, KindReset, KindConnect, KindMalformed,
-		KindStall, KindTimeout, KindWAVBroken, KindOversized}
+		KindStall, KindTimeout, KindWAVBroken, KindOversized, KindTLS}
 }
 
 // Error says why a request failed.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,7 +49,7 @@ func (b *breakdown) add(g group, n int, message string) {
 			b.others += n
 			return
 		}
-		t = &tally{message: printable(message, maxSampleMessage)}
+		t = &tally{message: printable(urlErrorPrefix.ReplaceAllString(message, ""), maxSampleMessage)}
 		b.groups[g] = t
 	}
 	t.count += n
@@ -122,6 +123,10 @@ func (b *breakdown) list() []map[string]any {
 	}
 	return out
 }
+
+// urlErrorPrefix is how Go's HTTP errors begin (`Post "http://…/v1/chat/completions": `):
+// the same for every failure of a call, and it would take most of the line.
+var urlErrorPrefix = regexp.MustCompile(`^[A-Z][a-zA-Z]* "[^"]*": `)
 
 // printable is s on one line, at most n bytes (cut at a rune), without control
 // characters: a server's text must not move the terminal's cursor or colour the summary.

@@ -38,7 +38,7 @@ func TestSectionListsFailuresByKindAndStatus(t *testing.T) {
 	for _, r := range []*record.Record{
 		req(status(record.KindHTTPStatus, 429, "HTTP 429: slow down")), req(status(record.KindHTTPStatus, 429, "HTTP 429: later")),
 		req(status(record.KindHTTPStatus, 500, "HTTP 500: engine\x1b[31m crashed\nagain")),
-		req(status(record.KindStreamError, 200, "event at byte 9: boom")), req(status(record.KindInterrupted, 200, "stopped")),
+		req(status(record.KindStreamError, 200, "event at byte 9: boom")), req(status(record.KindConnect, 0, `Post "http://h/v1/chat/completions": dial tcp: refused`)), req(status(record.KindInterrupted, 200, "stopped")),
 		req(at(0, 1), flagged), req(at(0, 1), flagged), req(at(0, 1)),
 	} {
 		s.Add(r)
@@ -46,6 +46,7 @@ func TestSectionListsFailuresByKindAndStatus(t *testing.T) {
 	out := sectionText(t, s)
 	want := "  FAILED REQUESTS BY ERROR\n\n" +
 		"    http_status 429               2  HTTP 429: slow down\n" +
+		"    connect                       1  dial tcp: refused\n" +
 		"    http_status 500               1  HTTP 500: engine [31m crashed again\n" +
 		"    stream_error_event            1  event at byte 9: boom\n\n" +
 		"  ANOMALIES (counted; these requests did not fail for them)\n\n" +
@@ -54,11 +55,11 @@ func TestSectionListsFailuresByKindAndStatus(t *testing.T) {
 		t.Errorf("breakdown:\n%s\nwant it to start with:\n%s", out, want)
 	}
 	js := s.JSON().(map[string]any)
-	if got := js["failures_by_error"].(map[string]int); len(got) != 2 || got["http_status"] != 3 || got["stream_error_event"] != 1 {
+	if got := js["failures_by_error"].(map[string]int); len(got) != 3 || got["http_status"] != 3 || got["stream_error_event"] != 1 {
 		t.Errorf("failures_by_error = %v", got)
 	}
 	list := js["failures"].([]map[string]any)
-	if len(list) != 3 || list[0]["status"] != 429 || list[0]["count"] != 2 || list[2]["status"] != nil {
+	if len(list) != 4 || list[0]["status"] != 429 || list[0]["count"] != 2 || list[2]["status"] != 500 || list[3]["status"] != nil {
 		t.Errorf("failures = %v", list)
 	}
 	if a := js["anomalies"].([]map[string]any); len(a) != 1 || a[0]["count"] != 2 {
