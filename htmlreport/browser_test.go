@@ -53,6 +53,8 @@ func TestReportOfOnlyFailuresRendersInABrowser(t *testing.T) {
 		c.Add(&record.Record{Endpoint: record.EndpointChat, Status: 503, Offset: time.Duration(i) * 100 * time.Millisecond, End: time.Millisecond,
 			Err: &record.Error{Kind: record.KindHTTPStatus, Message: `HTTP 503: <script>alert("x")</script>`}})
 	}
+	c.Add(&record.Record{Endpoint: record.EndpointChat, Status: 200, End: time.Millisecond,
+		Anomalies: []record.Anomaly{{Kind: record.AnomalyModality, Message: `a chunk of modality "<b>video</b>"`, Count: 1}}})
 	s := &metrics.Summary{TestRunDurationMs: 2000, Metrics: map[string]*metrics.MetricSummary{},
 		Run: []byte(`{"script":"dir/a&b <img src=x onerror=alert(1)>.js"}`)}
 	path := filepath.Join(t.TempDir(), "failures.html")
@@ -66,9 +68,11 @@ func TestReportOfOnlyFailuresRendersInABrowser(t *testing.T) {
 	f.Close()
 	page := chromium.Open(t, path)
 	page.WaitFor(`window.omnikReportReady === true`, 0)
-	var got struct{ Title, Failure string }
-	page.Eval(`({title: document.getElementById("title").textContent, failure: document.querySelector("#failures td:last-child").textContent})`, &got)
-	if got.Title != "a&b <img src=x onerror=alert(1)>.js" || got.Failure != `20× HTTP 503: <script>alert("x")</script>` {
+	var got struct{ Title, Failure, Anomaly string }
+	page.Eval(`({title: document.getElementById("title").textContent, failure: document.querySelector("#failures td:last-child").textContent,
+		anomaly: document.querySelectorAll("#failures table")[1].querySelector("td:last-child").textContent})`, &got)
+	if got.Title != "a&b <img src=x onerror=alert(1)>.js" || got.Failure != `20× HTTP 503: <script>alert("x")</script>` ||
+		got.Anomaly != `1× a chunk of modality "<b>video</b>"` {
 		t.Errorf("hostile text not shown as text: %+v", got)
 	}
 	if bad := page.Unrendered(".chart"); len(bad) > 0 {

@@ -18,12 +18,13 @@ type Collector struct {
 	dists      *distributions
 	waterfalls *waterfalls
 	failures   failures
+	anomalies  failures // by anomaly kind: the requests that succeeded with one
 	records    int64
 }
 
 // NewCollector returns an empty collector.
 func NewCollector() *Collector {
-	return &Collector{timeline: newTimeline(), dists: newDistributions(), waterfalls: newWaterfalls(), failures: failures{}}
+	return &Collector{timeline: newTimeline(), dists: newDistributions(), waterfalls: newWaterfalls(), failures: failures{}, anomalies: failures{}}
 }
 
 // Add implements record.Subscriber.
@@ -34,5 +35,5 @@ func (c *Collector) Add(r *record.Record) {
 	c.timeline.add(r)
 	c.dists.add(r)
 	c.waterfalls.add(r)
-	c.failures.add(r)
+	c.failures.add(c.anomalies, r)
 }

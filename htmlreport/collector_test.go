@@ -203,17 +203,21 @@ func TestWaterfallPlacesStagesAndThinsLongStreams(t *testing.T) {
 
 func TestFailuresKeepBoundedMessages(t *testing.T) {
 	t.Parallel()
-	f := failures{}
+	f, anomalies := failures{}, failures{}
 	for i := range 1000 {
-		f.add(failed(time.Duration(i)*time.Millisecond, record.KindHTTPStatus, fmt.Sprintf("HTTP 500: request %d", i)))
+		f.add(anomalies, failed(time.Duration(i)*time.Millisecond, record.KindHTTPStatus, fmt.Sprintf("HTTP 500: request %d", i)))
 	}
 	for range 3 {
-		f.add(failed(2*time.Second, record.KindStall, strings.Repeat("é", 400)))
+		f.add(anomalies, failed(2*time.Second, record.KindStall, strings.Repeat("é", 400)))
 	}
-	f.add(&record.Record{Err: &record.Error{Kind: record.KindInterrupted}})
+	f.add(anomalies, &record.Record{Err: &record.Error{Kind: record.KindInterrupted}, Anomalies: []record.Anomaly{{Kind: record.AnomalyTextCut}}})
 	tooMany := failed(0, record.KindHTTPStatus, "HTTP 429: slow down")
 	tooMany.Status = 429
-	f.add(tooMany)
+	f.add(anomalies, tooMany)
+	f.add(anomalies, &record.Record{Anomalies: []record.Anomaly{{Kind: record.AnomalyTextCut, Message: "cut"}, {Kind: record.AnomalyModality, Message: "video"}}})
+	if a := anomalies.list(); len(a) != 2 || a[0].Count != 1 || a[0].Samples[0].Text == "" {
+		t.Errorf("anomalies %+v, want the ok request's two and not the interrupted one's", a)
+	}
 	list := f.list()
 	if len(list) != 3 || list[0].Kind != "http_status 500" || list[2].Kind != "http_status 429" || list[0].Count != 1000 || len(list[0].Samples) != maxMessages || list[0].Other != 1000-maxMessages {
 		t.Fatalf("failures %+v", list)

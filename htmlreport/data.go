@@ -30,6 +30,7 @@ type Data struct {
 	Metrics    []Metric                   `json:"metrics"`
 	Blocks     []Row                      `json:"blocks"`
 	Failures   []Failure                  `json:"failures"`
+	Anomalies  []Failure                  `json:"anomalies"`
 	Timeline   Timeline                   `json:"timeline"`
 	Dists      []Distribution             `json:"distributions"`
 	Stages     []Stage                    `json:"stages"`
@@ -84,7 +85,7 @@ func (c *Collector) Data(s *metrics.Summary, started time.Time) *Data {
 	defer c.mu.Unlock()
 	d := &Data{Schema: Schema, Started: started.UTC(), DurationS: Float(s.TestRunDurationMs / 1000), Records: c.records,
 		Run: s.Run, Thresholds: orEmpty(s.Thresholds), Checks: orEmpty(s.Checks), Metrics: []Metric{}, Blocks: []Row{},
-		Failures: c.failures.list(), Timeline: c.timeline.series(time.Duration(s.TestRunDurationMs * float64(time.Millisecond))),
+		Failures: c.failures.list(), Anomalies: c.anomalies.list(), Timeline: c.timeline.series(time.Duration(s.TestRunDurationMs * float64(time.Millisecond))),
 		Dists: orEmpty(c.dists.list()), Stages: c.dists.stages(), Waterfalls: orEmpty(c.waterfalls.list())}
 	d.Title = title(s.Run)
 	for _, name := range slices.Sorted(maps.Keys(s.Metrics)) {

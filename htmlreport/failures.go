@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"maps"
 	"slices"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/omnik-dev/omnik/modules/httpdebug"
@@ -45,15 +44,22 @@ type failure struct {
 	messages map[string]int64
 }
 
-func (f failures) add(r *record.Record) {
-	if !r.Failed() {
+// add counts r's failure in f and its anomalies in anomalies.
+func (f failures) add(anomalies failures, r *record.Record) {
+	if r.Interrupted() {
 		return
 	}
 	at := Float((r.Offset + r.End).Seconds())
-	kind := r.Err.Kind
-	if status := r.FailureStatus(); status != 0 {
-		kind += " " + strconv.Itoa(status) // a 429 storm and a 500 storm are two reasons
+	if r.Failed() {
+		f.count(record.FailureGroup(r.Err.Kind, r.FailureStatus()), r.Err.Message, at) // a 429 storm and a 500 storm are two reasons
 	}
+	for _, a := range r.Anomalies {
+		anomalies.count(a.Kind, a.Message, at)
+	}
+}
+
+// count adds one request of kind, ended at at, with its message.
+func (f failures) count(kind, message string, at Float) {
 	if f[kind] == nil && len(f) >= maxKinds {
 		kind = otherKind
 	}
@@ -65,7 +71,7 @@ func (f failures) add(r *record.Record) {
 	k.Count++
 	k.FirstS, k.LastS = min(k.FirstS, at), max(k.LastS, at)
 	// Redacted again: a file written before omnik redacted errors may hold a credential.
-	msg := truncate(httpdebug.RedactText(r.Err.Message), maxMessageLength)
+	msg := truncate(httpdebug.RedactText(message), maxMessageLength)
 	if _, ok := k.messages[msg]; ok || len(k.messages) < maxMessages {
 		k.messages[msg]++
 	} else {

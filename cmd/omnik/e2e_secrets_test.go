@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -30,6 +31,8 @@ func (e *echoServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e.mu.Unlock()
 	quoted, _ := json.Marshal(h.String())
 	switch {
+	case r.URL.Path == "/v1/models" && strings.HasPrefix(r.Header.Get("Authorization"), "Basic "):
+		w.WriteHeader(http.StatusUnauthorized) // the lookup fails, and omnik warns with the URL
 	case r.URL.Path == "/v1/models":
 		w.Write([]byte(`{"object":"list","data":[{"id":"m"}]}`))
 	case r.URL.Path == "/v1/audio/speech/stream":
@@ -61,7 +64,7 @@ func (e *echoServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestNoCredentialInAnyOutput(t *testing.T) {
 	t.Parallel()
 	script := `import omni from 'omni';
-export const options = { iterations: 1, omni: { apiKey: 'options-secret-2', headers: { 'X-Api-Key': 'header-secret-3' } } };
+export const options = { iterations: 1, omni: { apiKey: __ENV.OPTIONS_KEY, headers: { 'X-Api-Key': 'header-secret-3' } } };
 const second = omni.client({ baseURL: __ENV.TARGET, apiKey: 'client-secret-4', model: 'm' });
 export default async function () {
   await omni.chat({ messages: [{ role: 'user', content: 'hi' }] });
@@ -72,14 +75,19 @@ export default async function () {
   await second.chat({ messages: [{ role: 'user', content: 'hi' }] });
 }
 `
-	secrets := []string{"url-secret-1", "header-secret-3", "client-secret-4", "call-secret-5", "stream-secret-6"}
+	// The target's user info goes as Basic authorization when no key is set: its base64
+	// must not be written either.
+	basic := base64.StdEncoding.EncodeToString([]byte("omnik:url-secret-1"))
 	for _, run := range []struct {
 		name string
 		env  []string
-		sent []string
+		args []string
+		sent []string // besides the secrets every run sends
 	}{
-		{"options.omni.apiKey", nil, append([]string{"options-secret-2"}, secrets...)},
-		{"OMNI_API_KEY", []string{"OMNI_API_KEY=env-secret-7"}, append([]string{"env-secret-7"}, secrets...)},
+		{"options.omni.apiKey", []string{"OPTIONS_KEY=options-secret-2"}, []string{"--model", "m"}, []string{"options-secret-2"}},
+		{"OMNI_API_KEY", []string{"OPTIONS_KEY=options-secret-2", "OMNI_API_KEY=env-secret-7"}, []string{"--model", "m"}, []string{"env-secret-7"}},
+		// No key: Basic authorization, and a model lookup that fails and warns.
+		{"user info", nil, nil, []string{basic}},
 	} {
 		t.Run(run.name, func(t *testing.T) {
 			t.Parallel()
@@ -88,8 +96,9 @@ export default async function () {
 			t.Cleanup(srv.Close)
 			target := strings.Replace(srv.URL, "http://", "http://omnik:url-secret-1@", 1)
 			dir := writeFiles(t, map[string]string{"s.js": script})
-			r := runOmnik(t, dir, append(run.env, "TARGET="+target), "run", "--base-url", target, "--model", "m", "--http-debug=full",
-				"--out", "json=records.ndjson", "--summary-export", "summary.json", "--out", "html=report.html", "s.js")
+			args := append([]string{"run", "--base-url", target, "--http-debug=full", "--out", "json=records.ndjson",
+				"--summary-export", "summary.json", "--out", "html=report.html"}, run.args...)
+			r := runOmnik(t, dir, append(run.env, "TARGET="+target), append(args, "s.js")...)
 			outputs := map[string]string{"stdout": r.stdout, "stderr": r.stderr}
 			for _, f := range []string{"records.ndjson", "summary.json", "report.html"} {
 				b, err := os.ReadFile(filepath.Join(dir, f))
@@ -113,14 +122,18 @@ export default async function () {
 					t.Errorf("the summary lists no %s failure:\n%s", kind, r.stdout)
 				}
 			}
+			if run.args == nil && !strings.Contains(r.stderr, "discovering one failed: GET http://REDACTED@127.0.0.1:") {
+				t.Errorf("no model-lookup warning:\n%s", r.stderr)
+			}
 			echo.mu.Lock()
 			seen := echo.seen.String()
 			echo.mu.Unlock()
-			for _, secret := range append(run.sent, "options-secret-2") {
-				sent := strings.Contains(seen, secret)
-				if sent != (secret != "options-secret-2" || run.env == nil) && secret != "url-secret-1" {
-					t.Errorf("%s sent: %v", secret, sent)
+			for _, secret := range append(run.sent, "header-secret-3", "client-secret-4", "call-secret-5", "stream-secret-6") {
+				if !strings.Contains(seen, secret) {
+					t.Errorf("%s was not sent", secret)
 				}
+			}
+			for _, secret := range []string{"url-secret-1", basic, "options-secret-2", "header-secret-3", "client-secret-4", "call-secret-5", "stream-secret-6", "env-secret-7"} {
 				for name, out := range outputs {
 					if strings.Contains(out, secret) {
 						t.Errorf("%s holds %s", name, secret)

@@ -40,7 +40,7 @@ func TestRunTLSFlags(t *testing.T) {
 		{"verifying by default", []string{"--base-url", verifying}, expect{code: 99, stdout: []string{"FAILED REQUESTS BY ERROR\n\n    tls                           1  tls: failed to verify certificate: x509: certificate signed by unknown authority\n"}}},
 		{"--insecure-skip-tls-verify", []string{"--base-url", verifying, "--insecure-skip-tls-verify"}, expect{code: 0}},
 		{"--tls-ca-file", []string{"--base-url", verifying, "--tls-ca-file", pki.CAFile}, expect{code: 0}},
-		{"mutual TLS without --tls-cert", []string{"--base-url", mutual, "--tls-ca-file", pki.CAFile}, expect{code: 99, stdout: []string{"    tls                           1  ", "certificate required"}}},
+		{"mutual TLS without --tls-cert", []string{"--base-url", mutual, "--tls-ca-file", pki.CAFile}, expect{code: 99, stdout: []string{"    tls                           1  ", "handshake failure"}}},
 		{"mutual TLS", []string{"--base-url", mutual, "--tls-ca-file", pki.CAFile, "--tls-cert", pki.CertFile, "--tls-key", pki.KeyFile}, expect{code: 0}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -42,12 +42,19 @@
   ]);
 
   // Failures
-  var fl = data.failures.map(function (f) {
-    var samples = el("div", {}, f.samples.map(function (m) { return el("div", {}, [el("code", { text: m.count + "× " }), txt(m.message)]); }));
-    if (f.other) samples.appendChild(el("div", { "class": "empty", text: f.other + " more with other messages" }));
-    return tr([f.kind, f.count, fmt(f.first_s) + " s", fmt(f.last_s) + " s", samples]);
-  });
-  section("failures", "Failures by reason", [fl.length ? table(["reason", "count", "first", "last", "messages (most frequent first)"], fl) : empty("No request failed.")]);
+  function reasons(list) {
+    return list.map(function (f) {
+      var samples = el("div", {}, f.samples.map(function (m) { return el("div", {}, [el("code", { text: m.count + "× " }), txt(m.message)]); }));
+      if (f.other) samples.appendChild(el("div", { "class": "empty", text: f.other + " more with other messages" }));
+      return tr([f.kind, f.count, fmt(f.first_s) + " s", fmt(f.last_s) + " s", samples]);
+    });
+  }
+  var heads = ["reason", "count", "first", "last", "messages (most frequent first)"];
+  var fl = reasons(data.failures), an = reasons(data.anomalies);
+  section("failures", "Failures by reason", [fl.length ? table(heads, fl) : empty("No request failed."),
+    el("h3", { text: "Anomalies" }),
+    el("p", { "class": "note", text: "Requests that succeeded with something wrong, or with something omnik cut (docs/scripting.md)." }),
+    an.length ? table(heads, an) : empty("No anomaly.")]);
 
   // Over time
   var overTime = section("time", "Over time", [el("p", { "class": "note", text: "Per " + fmt(tl.bucket_s) + " s of the run. Latencies are those of the requests that started in the bucket." +

@@ -34,7 +34,7 @@ func TestTLSSettingsReachOmnikHTTP(t *testing.T) {
 		{"verifying by default", env{srv: verifying}, "tls", "certificate signed by unknown authority"},
 		{"insecure", env{srv: verifying, tls: config(true, tlsclient.Files{})}, "", ""},
 		{"CA file", env{srv: verifying, tls: config(false, withCA)}, "", ""},
-		{"mutual TLS without a client certificate", env{srv: mutual, tls: config(false, withCA)}, "tls", "certificate required"},
+		{"mutual TLS without a client certificate", env{srv: mutual, tls: config(false, withCA)}, "tls", "handshake failure"},
 		{"mutual TLS with the client certificate", env{srv: mutual, tls: config(false,
 			tlsclient.Files{CAFile: pki.CAFile, CertFile: pki.CertFile, KeyFile: pki.KeyFile})}, "", ""},
 	} {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/omnik-dev/omnik/modules/httpdebug"
 	"github.com/omnik-dev/omnik/modules/omni/client"
 )
 
@@ -68,6 +69,7 @@ func (c *target) listModels() (string, error) {
 	ctx, cancel := context.WithTimeout(c.life, modelLookupTimeout)
 	defer cancel()
 	url := c.cfg.BaseURL + "/v1/models"
+	shown := httpdebug.RedactText(url) // the warning prints it: no user info
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return "", err
@@ -82,7 +84,7 @@ func (c *target) listModels() (string, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return "", fmt.Errorf("GET %s: HTTP %s", url, resp.Status)
+		return "", fmt.Errorf("GET %s: HTTP %s", shown, resp.Status)
 	}
 	var list struct {
 		Data []struct {
@@ -90,10 +92,10 @@ func (c *target) listModels() (string, error) {
 		} `json:"data"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&list); err != nil {
-		return "", fmt.Errorf("GET %s: %w", url, err)
+		return "", fmt.Errorf("GET %s: %w", shown, err)
 	}
 	if len(list.Data) == 0 || list.Data[0].ID == "" {
-		return "", fmt.Errorf("GET %s lists no model", url)
+		return "", fmt.Errorf("GET %s lists no model", shown)
 	}
 	return list.Data[0].ID, nil
 }

@@ -66,11 +66,20 @@ func ParseConfig(raw json.RawMessage) (Config, error) {
 	if v := os.Getenv("OMNI_MODEL"); v != "" {
 		c.Model = v
 	}
-	if c.MaxBodyBytes < 0 || c.MaxEventBytes < 0 || c.MaxTextBytes < 0 || c.MaxChunks < 0 {
-		return c, fmt.Errorf("options.omni: maxBodyBytes, maxEventBytes, maxTextBytes and maxChunks must not be negative")
+	for _, l := range []struct {
+		name string
+		v    int64
+	}{{"maxBodyBytes", c.MaxBodyBytes}, {"maxEventBytes", int64(c.MaxEventBytes)}, {"maxTextBytes", int64(c.MaxTextBytes)}, {"maxChunks", int64(c.MaxChunks)}} {
+		// Past 1 GiB a chunk's byte count no longer fits a record's int32.
+		if l.v < 0 || l.v > maxLimit {
+			return c, fmt.Errorf("options.omni.%s: %d is not between 0 (the default) and %d", l.name, l.v, maxLimit)
+		}
 	}
 	return c.withDefaults(), nil
 }
+
+// maxLimit bounds every configured limit (1 GiB).
+const maxLimit = 1 << 30
 
 // limits are the configured limits; zero fields take each endpoint's default.
 func (c Config) limits() client.Limits {

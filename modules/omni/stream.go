@@ -2,10 +2,7 @@ package omni
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
-	"net/http"
-	"net/url"
 	"strings"
 	"time"
 	"unicode"
@@ -55,9 +52,8 @@ func (c *target) stream(ctx context.Context, cl call, text []string, pace time.D
 	modelDefault(cl.body, c.model(ctx))
 	ctx, cancel := context.WithTimeout(ctx, c.timeout(cl))
 	defer cancel()
-	url, header := wsTarget(c.cfg.BaseURL, c.cfg.header(cl.headers))
 	return client.AudioStream(ctx, c.ws, client.StreamRequest{
-		URL: url + streamPath, Header: header,
+		URL: wsURL(c.cfg.BaseURL) + streamPath, Header: c.cfg.header(cl.headers),
 		Config: base64Binary(cl.body, "").(map[string]any), Text: text, Pace: pace,
 		Audio:         chunk.AudioSpec{Raw: wav.PCM16(cl.sampleRate, 1), Keep: cl.keepAudio},
 		IntendedStart: cl.intendedStart, StallTimeout: c.cfg.StallTimeout.D(), OnEvent: cl.onEvent,
@@ -65,23 +61,12 @@ func (c *target) stream(ctx context.Context, cl call, text []string, pace time.D
 	})
 }
 
-// wsTarget is the websocket URL of base (http(s)://host becomes ws(s)://host) and the
-// headers to send. gorilla/websocket refuses a URL with user info, so it goes as Basic
-// authorization unless another one is set, as net/http sends it on the HTTP calls.
-func wsTarget(base string, h http.Header) (string, http.Header) {
+// wsURL turns http(s)://host into ws(s)://host.
+func wsURL(base string) string {
 	if rest, ok := strings.CutPrefix(base, "http"); ok {
-		base = "ws" + rest
+		return "ws" + rest
 	}
-	u, err := url.Parse(base)
-	if err != nil || u.User == nil {
-		return base, h
-	}
-	if h.Get("Authorization") == "" {
-		pw, _ := u.User.Password()
-		h.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
-	}
-	u.User = nil
-	return u.String(), h
+	return base
 }
 
 // textPieces reads config.input: a string (one piece) or an array of strings.

@@ -1,7 +1,6 @@
 package omni
 
 import (
-	"net/http"
 	"reflect"
 	"testing"
 )
@@ -66,26 +65,6 @@ func TestWordsKeepTheText(t *testing.T) {
 	} {
 		if got := words(in); !reflect.DeepEqual(got, want) {
 			t.Errorf("words(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-// A base URL's user info goes as Basic authorization, which gorilla/websocket would
-// refuse in the URL; a bearer key the client sends wins.
-func TestWebsocketTargetMovesUserInfoToAHeader(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ base, auth, url, want string }{
-		{"http://h:8000", "", "ws://h:8000", ""},
-		{"https://u:p@h", "", "wss://h", "Basic dTpw"},
-		{"http://u:p@h", "Bearer sk", "ws://h", "Bearer sk"},
-	} {
-		h := http.Header{}
-		if tc.auth != "" {
-			h.Set("Authorization", tc.auth)
-		}
-		url, h := wsTarget(tc.base, h)
-		if url != tc.url || h.Get("Authorization") != tc.want {
-			t.Errorf("%s: %s with %q, want %s with %q", tc.base, url, h.Get("Authorization"), tc.url, tc.want)
 		}
 	}
 }

@@ -128,7 +128,7 @@ func TestIsErrorTellsTLSFailuresFromOthers(t *testing.T) {
 		message string
 	}{
 		{"unknown authority", nil, verifying.URL, true, "certificate signed by unknown authority"},
-		{"no client certificate", trusting, mutual.URL, true, "certificate required"},
+		{"no client certificate", trusting, mutual.URL, true, "handshake failure"},
 		{"https to a plain server", nil, strings.Replace(plain.URL, "http:", "https:", 1), true, "HTTP response to HTTPS client"},
 		{"nothing listening", nil, strings.Replace(closed.URL, "http:", "https:", 1), false, "refused"},
 	} {

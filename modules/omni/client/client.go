@@ -6,16 +6,18 @@ package client
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
-	"github.com/omnik-dev/omnik/modules/iocount"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"sync/atomic"
 	"time"
 
 	"github.com/omnik-dev/omnik/modules/httpdebug"
+	"github.com/omnik-dev/omnik/modules/iocount"
 	"github.com/omnik-dev/omnik/modules/omni/chunk"
 	"github.com/omnik-dev/omnik/modules/omni/record"
 	"github.com/omnik-dev/omnik/modules/omni/sse"
@@ -34,18 +36,22 @@ type Limits struct {
 	record.Limits
 }
 
-// DefaultLimits are the limits of an endpoint: text and audio arrive in events of
-// kilobytes, images in events and bodies of megabytes. At these, 1,000 VUs of chat or
-// speech all at the limits hold about 10 GB, and all at the text limit 1 GB.
+// DefaultLimits are the limits of an endpoint (docs/cli.md, "Limits"): speech and audio
+// streams arrive in events of kilobytes; chat may carry a whole image in one event, and
+// the image endpoints several in one body.
 func DefaultLimits(endpoint string) Limits {
 	l := Limits{Body: 16 << 20, Event: 4 << 20, Limits: record.Limits{Text: 1 << 20, Chunks: 1 << 17}}
-	if endpoint == record.EndpointImages || endpoint == record.EndpointImageEdit {
+	switch endpoint {
+	case record.EndpointChat:
+		l.Event = 16 << 20
+	case record.EndpointImages, record.EndpointImageEdit:
 		l.Body, l.Event = 64<<20, 32<<20
 	}
 	return l
 }
 
-// Or fills l's zero fields from d.
+// Or fills l's zero fields from d, and bounds the payloads kept for the script
+// (keepAudio, keepImages) as a whole body is: Kept is always Body.
 func (l Limits) Or(d Limits) Limits {
 	if l.Body <= 0 {
 		l.Body = d.Body
@@ -133,6 +139,7 @@ func start(ctx context.Context, hc *http.Client, req *Request, endpoint string) 
 	for k, v := range req.Header {
 		hr.Header[k] = v
 	}
+	userInfoAsHeader(hr.URL, hr.Header)
 	ct := req.ContentType
 	if ct == "" {
 		ct = "application/json"
@@ -164,6 +171,20 @@ func start(ctx context.Context, hc *http.Client, req *Request, endpoint string) 
 		return nil, c.finish(time.Now())
 	}
 	return c, nil
+}
+
+// userInfoAsHeader moves u's user info into h as Basic authorization unless h has one:
+// what net/http would add itself, but where HeaderSecrets sees it, so a server echoing it
+// cannot put it in a record; gorilla/websocket refuses user info in a URL.
+func userInfoAsHeader(u *url.URL, h http.Header) {
+	if u.User == nil {
+		return
+	}
+	if h.Get("Authorization") == "" {
+		pw, _ := u.User.Password()
+		h.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
+	}
+	u.User = nil
 }
 
 // setBody makes hr send req.Body through a counter, with the length and GetBody that

@@ -1,8 +1,10 @@
 package client
 
 import (
+	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -38,7 +40,7 @@ func TestTextKeptForTheScriptIsCapped(t *testing.T) {
 		t.Fatalf("ok %v, %d bytes kept, %d chunks: %+v", r.OK(), len(r.Text), len(r.TextChunks), r.Err)
 	}
 	a := anomaly(r, record.AnomalyTextCut)
-	if a == nil || !strings.Contains(a.Message, "first 250 bytes; 750 more") {
+	if a == nil || !strings.Contains(a.Message, "stopped at 250 bytes; 750 more") {
 		t.Fatalf("anomalies %+v", r.Anomalies)
 	}
 }
@@ -113,15 +115,23 @@ func TestUsageBeyondWhatArrivedIsFlagged(t *testing.T) {
 	stream := sseStream(textEvent("Hello", 1), textEvent(" world", 1<<31-1), "[DONE]")
 	r := do(t, Chat, replay{header: sseHeader, pieces: [][]byte{stream}}, Request{})
 	a := anomaly(r, record.AnomalyUsage)
-	if !r.OK() || a == nil || !strings.Contains(a.Message, "rose by 2147483646 on a text chunk of 6 bytes") {
+	if !r.OK() || a == nil || !strings.Contains(a.Message, "completion_tokens 2147483647 is more than the 246 bytes received") {
 		t.Fatalf("ok %v anomalies %+v", r.OK(), r.Anomalies)
 	}
 	if n := len(record.ITL(r)); n != 6 {
 		t.Fatalf("%d ITL entries, want the 6 bytes of the second chunk", n)
 	}
-	honest := do(t, Chat, replay{header: sseHeader, pieces: [][]byte{omniStream()}}, Request{})
-	if len(honest.Anomalies) != 0 {
-		t.Fatalf("a consistent stream flagged: %+v", honest.Anomalies)
+	// A reasoning model's tokens rise on deltas that carry no text, by less than the
+	// bytes they take.
+	var reasoning []string
+	for i := range 50 {
+		reasoning = append(reasoning, fmt.Sprintf(`{"choices":[{"index":0,"delta":{"reasoning_content":"hm"}}],"usage":{"completion_tokens":%d}}`, i+1))
+	}
+	reasoning = append(reasoning, textEvent("Hi", 51), "[DONE]")
+	for _, honest := range [][]byte{omniStream(), sseStream(reasoning...)} {
+		if r := do(t, Chat, replay{header: sseHeader, pieces: [][]byte{honest}}, Request{}); !r.OK() || len(r.Anomalies) != 0 {
+			t.Fatalf("an honest stream flagged: %+v", r.Anomalies)
+		}
 	}
 }
 
@@ -130,10 +140,43 @@ func TestUsageBeyondWhatArrivedIsFlagged(t *testing.T) {
 func TestLimitsDefaultByEndpoint(t *testing.T) {
 	t.Parallel()
 	chat, img := Limits{}.Or(DefaultLimits(record.EndpointChat)), Limits{Event: 7}.Or(DefaultLimits(record.EndpointImages))
-	if chat.Event != 4<<20 || chat.Body != 16<<20 || chat.Text != 1<<20 || chat.Chunks != 1<<17 || chat.Kept != chat.Body {
+	if speech := (Limits{}).Or(DefaultLimits(record.EndpointSpeech)); speech.Event != 4<<20 {
+		t.Errorf("speech %+v", speech)
+	}
+	if chat.Event != 16<<20 || chat.Body != 16<<20 || chat.Text != 1<<20 || chat.Chunks != 1<<17 || chat.Kept != chat.Body {
 		t.Errorf("chat %+v", chat)
 	}
 	if img.Event != 7 || img.Body != 64<<20 || img.Kept != img.Body {
 		t.Errorf("images %+v", img)
+	}
+}
+
+// A target's user info goes as Basic authorization, in a header the record's redaction
+// knows (net/http would add it where no redaction sees it), unless a bearer key is sent.
+func TestUserInfoGoesAsARedactedHeader(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ url, auth, wantURL, want string }{
+		{"http://h:8000/v1", "", "http://h:8000/v1", ""},
+		{"https://u:p@h/v1", "", "https://h/v1", "Basic dTpw"},
+		{"ws://u:p@h/s", "Bearer sk", "ws://h/s", "Bearer sk"},
+	} {
+		u, _ := url.Parse(tc.url)
+		h := http.Header{}
+		if tc.auth != "" {
+			h.Set("Authorization", tc.auth)
+		}
+		userInfoAsHeader(u, h)
+		if u.String() != tc.wantURL || h.Get("Authorization") != tc.want {
+			t.Errorf("%s: %s with %q", tc.url, u, h.Get("Authorization"))
+		}
+	}
+	echo := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		_ = r.Header.Write(w)
+	})
+	s := serve(t, echo)
+	r := Chat(context.Background(), s.Client(), Request{URL: strings.Replace(s.URL, "http://", "http://omnik:pw-secret@", 1)})
+	if r.Err == nil || strings.Contains(r.Err.Message, "b21uaWs6cHctc2VjcmV0") || !strings.Contains(r.Err.Message, "Authorization: REDACTED") {
+		t.Fatalf("err %q", r.Err)
 	}
 }

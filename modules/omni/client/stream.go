@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -78,6 +79,11 @@ func (ev *wsEvent) errorMessage() string {
 // or audio.chunk), audio.done and session.done.
 func AudioStream(ctx context.Context, d *websocket.Dialer, req StreamRequest) *record.Record {
 	req.Limits = req.Limits.Or(DefaultLimits(record.EndpointAudioStream))
+	if u, err := url.Parse(req.URL); err == nil && u.User != nil {
+		req.Header = req.Header.Clone()
+		userInfoAsHeader(u, req.Header)
+		req.URL = u.String()
+	}
 	b := record.NewBuilder(record.EndpointAudioStream, time.Now())
 	b.Redact(httpdebug.HeaderSecrets(req.Header))
 	b.SetLimits(req.Limits.Limits)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/omnik-dev/omnik/modules/httpdebug"
 	"github.com/omnik-dev/omnik/modules/omni/chunk"
 )
 
@@ -19,6 +18,7 @@ type Builder struct {
 	// cutText and cutPayload count the bytes received but not kept under limits.
 	cutText, cutPayload int64
 	keptImages          int64
+	sentenceBytes       int // sentence texts kept, counted against Limits.Text
 }
 
 // NewBuilder starts a record for a request written at start.
@@ -57,12 +57,7 @@ func (b *Builder) OnTextChunk(t time.Time, text []byte, usage *chunk.Usage) {
 	if len(text) == 0 || !b.chunkRoom() {
 		return
 	}
-	kept := text
-	if l := b.limits.Text; l > 0 && len(b.text)+len(text) > l {
-		kept = text[:max(l-len(b.text), 0)]
-		b.cutText += int64(len(text) - len(kept))
-	}
-	b.text = append(b.text, kept...)
+	b.text = append(b.text, b.keepText(len(b.text)+b.sentenceBytes, text)...)
 	b.r.TextChunks = append(b.r.TextChunks, TextChunk{At: t.Sub(b.r.Start), Bytes: int32(len(text)), Tokens: tokens})
 }
 
@@ -113,6 +108,10 @@ func (b *Builder) OnUtteranceStart(t time.Time, index int, text string) {
 	if !b.chunkRoom() {
 		return
 	}
+	if kept := b.keepText(len(b.text)+b.sentenceBytes, []byte(text)); len(kept) < len(text) {
+		text = "" // a cut sentence would match the text sent in the wrong place (markReady)
+	}
+	b.sentenceBytes += len(text)
 	b.r.Utterances = append(b.r.Utterances, Utterance{Index: index, Text: text, Start: t.Sub(b.r.Start)})
 }
 
@@ -150,6 +149,14 @@ func (b *Builder) OnImage(t time.Time, w, h int, data []byte) {
 // (top level, metrics or a data entry); later values replace earlier ones.
 func (b *Builder) OnImageStats(durations map[string]float64, peakMB float64) {
 	im := &b.r.Images
+	if d, ok := saneDurations(durations); !ok {
+		b.Flag(AnomalyStageValue, "stage_durations held a negative duration or one past MaxStageValue; dropped")
+		durations = d
+	}
+	if !(peakMB >= 0 && peakMB <= MaxStageValue) {
+		b.Flag(AnomalyStageValue, fmt.Sprintf("peak_memory_mb %g; dropped", peakMB))
+		peakMB = 0
+	}
 	if len(durations) > 0 {
 		if im.StageDurations == nil {
 			im.StageDurations = make(map[string]float64, len(durations))
@@ -177,7 +184,7 @@ func (b *Builder) Fail(kind, msg string) {
 	if b.r.Err == nil {
 		// Go's errors name the URL, query and user info included, and a server may echo
 		// the request's headers: no credential may reach a result file or a report.
-		b.r.Err = &Error{Kind: kind, Message: httpdebug.RedactValues(httpdebug.RedactText(msg), b.secrets)}
+		b.r.Err = &Error{Kind: kind, Message: b.said(msg)}
 	}
 }
 
@@ -196,7 +203,7 @@ func (b *Builder) Finish(t time.Time) *Record {
 	r.Text = string(b.text)
 	b.text = nil
 	if b.cutText > 0 {
-		b.Flag(AnomalyTextCut, fmt.Sprintf("res.text keeps the first %d bytes; %d more were received and measured, not kept (options.omni.maxTextBytes)", len(r.Text), b.cutText))
+		b.Flag(AnomalyTextCut, fmt.Sprintf("the text kept (res.text, sentence texts) stopped at %d bytes; %d more were received and measured, not kept (options.omni.maxTextBytes)", len(r.Text)+b.sentenceBytes, b.cutText))
 	}
 	if b.cutPayload > 0 {
 		b.Flag(AnomalyPayloadCut, fmt.Sprintf("%d bytes of audio or images were received and measured, not kept (at most %d kept; options.omni.maxBodyBytes)", b.cutPayload, b.limits.Kept))

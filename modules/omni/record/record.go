@@ -107,12 +107,22 @@ func (r *Record) Interrupted() bool { return r.Err != nil && r.Err.Kind == KindI
 func (r *Record) Failed() bool { return r.Err != nil && r.Err.Kind != KindInterrupted }
 
 // FailureStatus is the HTTP status that tells r's failure apart from others of its kind
-// (429s from 500s): 0 for a failure inside a 2xx response or without one.
+// (429s from 500s): 0 for a failure inside a response that was not refused (a 200, a
+// websocket's 101) or without one.
 func (r *Record) FailureStatus() int {
-	if r.Status/100 == 2 {
+	if r.Status < 300 {
 		return 0
 	}
 	return r.Status
+}
+
+// FailureGroup names a failure kind with the status that tells it apart, as the
+// summary and the report list them: "http_status 429", "stall_timeout".
+func FailureGroup(kind string, status int) string {
+	if status == 0 {
+		return kind
+	}
+	return kind + " " + strconv.Itoa(status)
 }
 
 // TextChunk is a text chunk that carried new, non-empty content.

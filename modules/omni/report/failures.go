@@ -7,10 +7,10 @@ import (
 	"maps"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 
+	"github.com/omnik-dev/omnik/modules/httpdebug"
 	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
@@ -27,6 +27,8 @@ type breakdown struct {
 	groups map[group]*tally
 	// others counts the requests of groups beyond maxBreakdownGroups.
 	others int
+	// kinds counts by kind alone, all of them: a kind's groups past the bound count too.
+	kinds map[string]int
 }
 
 type group struct {
@@ -41,7 +43,10 @@ type tally struct {
 
 func (b *breakdown) add(g group, n int, message string) {
 	if b.groups == nil {
-		b.groups = map[group]*tally{}
+		b.groups, b.kinds = map[group]*tally{}, map[string]int{}
+	}
+	if _, ok := b.kinds[g.kind]; ok || len(b.kinds) < maxBreakdownGroups {
+		b.kinds[g.kind] += n
 	}
 	t := b.groups[g]
 	if t == nil {
@@ -49,7 +54,9 @@ func (b *breakdown) add(g group, n int, message string) {
 			b.others += n
 			return
 		}
-		t = &tally{message: printable(urlErrorPrefix.ReplaceAllString(message, ""), maxSampleMessage)}
+		// Redacted again: a file written before omnik redacted messages may hold a URL's
+		// credentials.
+		t = &tally{message: printable(urlErrorPrefix.ReplaceAllString(httpdebug.RedactText(message), ""), maxSampleMessage)}
 		b.groups[g] = t
 	}
 	t.count += n
@@ -77,12 +84,7 @@ func (b *breakdown) sorted() []group {
 	return gs
 }
 
-func (g group) String() string {
-	if g.status == 0 {
-		return g.kind
-	}
-	return g.kind + " " + strconv.Itoa(g.status)
-}
+func (g group) String() string { return record.FailureGroup(g.kind, g.status) }
 
 // write prints the breakdown under title, one group a line: name, count, first message.
 func (b *breakdown) write(w io.Writer, title string) error {
@@ -103,13 +105,7 @@ func (b *breakdown) write(w io.Writer, title string) error {
 }
 
 // byKind is the counts by kind alone (failures_by_error, which omnik compare reads).
-func (b *breakdown) byKind() map[string]int {
-	out := map[string]int{}
-	for g, t := range b.groups {
-		out[g.kind] += t.count
-	}
-	return out
-}
+func (b *breakdown) byKind() map[string]int { return maps.Clone(b.kinds) }
 
 // list is the JSON view: one object per group, most requests first.
 func (b *breakdown) list() []map[string]any {

@@ -80,6 +80,9 @@ func TestSectionFailureGroupsAreBounded(t *testing.T) {
 	if n := len(s.failures.groups); n != maxBreakdownGroups || s.failures.others != 1000-maxBreakdownGroups {
 		t.Errorf("%d groups and %d others", n, s.failures.others)
 	}
+	if got := s.JSON().(map[string]any)["failures_by_error"].(map[string]int); got[record.KindHTTPStatus] != 1000 {
+		t.Errorf("failures_by_error %v, want all 1000 counted", got)
+	}
 	if out := sectionText(t, s); !strings.Contains(out, fmt.Sprintf("(other kinds)               %d\n", 1000-maxBreakdownGroups)) {
 		t.Errorf("no count of the rest:\n%s", out[:400])
 	}
