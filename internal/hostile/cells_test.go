@@ -30,9 +30,6 @@ type want struct {
 	// changed: a successful request's content (text, audio frames, images) is not the
 	// healthy response's, as the fault meant.
 	changed bool
-	// pending names the change this cell waits for; until it lands the cell is skipped
-	// (run it anyway with -pending). Delete the field once no cell has one.
-	pending string
 }
 
 // row is a fault's cells by endpoint; anyEndpoint stands for every endpoint the fault
@@ -44,17 +41,6 @@ const anyEndpoint Endpoint = "*"
 var ok = want{}
 
 func fails(kind string) want { return want{kind: kind} }
-
-// Bugs the matrix found, pending their fix.
-const (
-	bugBOM          = "bug: modules/omni/sse keeps a leading byte order mark (WHATWG: skip it), so the stream's first line is lost, and with it chat's first event"
-	bugWSHandshake  = "bug: a websocket handshake left unanswered past options.omni.timeout is connect or timeout, by a race (client.AudioStream reads ctx.Err() before the context's timer has fired)"
-	bugWSBase64     = "bug: client.AudioStream calls bad base64 in audio.chunk wav_broken; chat and speech call it malformed_event"
-	bugWSWAVHeader  = "bug: client.AudioStream counts a sentence whose WAV header never completed as audio: ok with 0 frames"
-	bugSSEWAVStream = "bug: client.Speech decodes every speech SSE delta as a standalone WAV, so vLLM-Omni's WAV stream (one header first) fails wav_broken"
-	bugUsageTotal   = "bug: usage_exceeds_received looks only at the running counts of text chunks, not at a final usage chunk's or a body's"
-	bugBodyBuffer   = "bug: client.readBody's buffer doubles past maxBodyBytes (to 128 MiB for the byte past 64 MiB): an images body at the limit peaks at 476 MiB, 150–250 MiB with the growth capped at the limit"
-)
 
 // matrix is the expected outcome of every cell.
 var matrix = map[string]row{
@@ -76,8 +62,8 @@ var matrix = map[string]row{
 
 	"reset_before_headers": {anyEndpoint: fails(record.KindConnect)},
 	"reset_mid_stream":     {anyEndpoint: fails(record.KindReset)},
-	"partial_headers":      {anyEndpoint: fails(record.KindTimeout), AudioStream: {kind: record.KindTimeout, pending: bugWSHandshake}},
-	"slow_headers":         {anyEndpoint: fails(record.KindTimeout), AudioStream: {kind: record.KindTimeout, pending: bugWSHandshake}},
+	"partial_headers":      {anyEndpoint: fails(record.KindTimeout), AudioStream: fails(record.KindTimeout)},
+	"slow_headers":         {anyEndpoint: fails(record.KindTimeout), AudioStream: fails(record.KindTimeout)},
 	"stall_mid_stream":     {anyEndpoint: fails(record.KindStall)},
 	// The stall clock counts events on SSE and the websocket, reads on bodies.
 	"slow_drip":    {anyEndpoint: fails(record.KindStall), ChatJSON: fails(record.KindTimeout), Images: fails(record.KindTimeout), SpeechRaw: fails(record.KindTimeout)},
@@ -91,33 +77,35 @@ var matrix = map[string]row{
 	"sse_multiline": {anyEndpoint: ok},
 	"sse_comments":  {anyEndpoint: ok},
 	// Speech SSE loses only its first line, an event: line the JSON's type stands in for.
-	"sse_bom": {anyEndpoint: {pending: bugBOM}, SpeechSSE: ok},
+	"sse_bom": {anyEndpoint: ok},
 	// An event the stream ends inside is not dispatched (WHATWG): no terminator came.
 	"sse_unended": {anyEndpoint: fails(record.KindTruncated)},
 
 	"text_non_utf8": {anyEndpoint: ok},
 	// 5 prompt tokens + 2³¹−1 is a total past any model's: usage_out_of_range too.
 	"huge_usage": {anyEndpoint: {anomalies: []string{record.AnomalyUsageRange}},
-		ChatStream: {anomalies: []string{record.AnomalyUsageRange, record.AnomalyUsage}, pending: bugUsageTotal},
-		ChatJSON:   {anomalies: []string{record.AnomalyUsageRange, record.AnomalyUsage}, pending: bugUsageTotal},
-		ImagesEdit: {anomalies: []string{record.AnomalyUsageRange, record.AnomalyUsage}}},
+		ChatStream: {anomalies: []string{record.AnomalyUsageRange, record.AnomalyUsage}},
+		ChatJSON:   {anomalies: []string{record.AnomalyUsageRange, record.AnomalyUsage}},
+		ImagesEdit: {anomalies: []string{record.AnomalyUsageRange, record.AnomalyUsage}},
+		SpeechSSE:  {anomalies: []string{record.AnomalyUsageRange, record.AnomalyUsage}},
+		SpeechRaw:  {anomalies: []string{record.AnomalyUsageRange, record.AnomalyUsage}}},
 	"unknown_modality": {ChatStream: {anomalies: []string{record.AnomalyModality}}},
 
-	"truncated_wav":       {anyEndpoint: fails(record.KindWAVBroken), AudioStream: {kind: record.KindWAVBroken, pending: bugWSWAVHeader}},
+	"truncated_wav":       {anyEndpoint: fails(record.KindWAVBroken)},
 	"corrupt_wav":         {anyEndpoint: fails(record.KindWAVBroken)},
-	"wav_stream":          {anyEndpoint: ok, SpeechSSE: {pending: bugSSEWAVStream}},
-	"corrupt_base64_head": {anyEndpoint: fails(record.KindMalformed), AudioStream: {kind: record.KindMalformed, pending: bugWSBase64}},
+	"wav_stream":          {anyEndpoint: ok},
+	"corrupt_base64_head": {anyEndpoint: fails(record.KindMalformed)},
 	// Audio base64 is checked in its header only (chunk.DecodeAudio): the length gives the frames.
 	"corrupt_base64_tail": {anyEndpoint: ok, Images: fails(record.KindMalformed), ImagesEdit: fails(record.KindMalformed)},
 	"truncated_image":     {anyEndpoint: fails(record.KindMalformed)},
 
 	// Raw speech is read as it streams: 300 MB of it is just a long answer.
-	"huge_payload":    {anyEndpoint: fails(record.KindOversized), SpeechRaw: {changed: true}, Images: {kind: record.KindOversized, pending: bugBodyBuffer}},
+	"huge_payload":    {anyEndpoint: fails(record.KindOversized), SpeechRaw: {changed: true}, Images: fails(record.KindOversized)},
 	"endless_trickle": {anyEndpoint: fails(record.KindTimeout)},
 	"endless_flood": {anyEndpoint: fails(record.KindTimeout),
 		ChatStream: {kind: record.KindTimeout, anomalies: []string{record.AnomalyTextCut}},
 		ImagesEdit: {kind: record.KindTimeout, anomalies: []string{record.AnomalyTextCut}},
-		ChatJSON:   fails(record.KindOversized), Images: {kind: record.KindOversized, pending: bugBodyBuffer}},
+		ChatJSON:   fails(record.KindOversized), Images: fails(record.KindOversized)},
 	"too_many_chunks": {anyEndpoint: fails(record.KindOversized)},
 	"keepalive_only":  {anyEndpoint: fails(record.KindStall)},
 }

@@ -43,7 +43,7 @@ func TestDocsTable(t *testing.T) {
 	t.Errorf("%s's tables are not the cell table's: run go test ./internal/hostile -run TestDocsTable -update", docsPath)
 }
 
-// docsTables renders the faults, the matrix and its pending cells as markdown.
+// docsTables renders the faults and the matrix as markdown.
 func docsTables() string {
 	var b strings.Builder
 	b.WriteString("\n| fault | what the server does |\n|---|---|\n")
@@ -55,7 +55,6 @@ func docsTables() string {
 		fmt.Fprintf(&b, " `%s` |", ep)
 	}
 	b.WriteString("\n|---|" + strings.Repeat("---|", len(Endpoints())) + "\n")
-	var pending []string
 	for _, f := range Faults {
 		fmt.Fprintf(&b, "| `%s` |", f.Name)
 		for _, ep := range Endpoints() {
@@ -64,22 +63,9 @@ func docsTables() string {
 				b.WriteString(" — |")
 				continue
 			}
-			b.WriteString(" " + outcome(w))
-			if w.pending != "" {
-				if !slices.Contains(pending, w.pending) {
-					pending = append(pending, w.pending)
-				}
-				fmt.Fprintf(&b, " (%d)", slices.Index(pending, w.pending)+1)
-			}
-			b.WriteString(" |")
+			b.WriteString(" " + outcome(w) + " |")
 		}
 		b.WriteString("\n")
-	}
-	if len(pending) > 0 {
-		b.WriteString("\nPending: the cells marked (n) are skipped until the change below lands (`-pending` runs them).\n\n")
-		for i, p := range pending {
-			fmt.Fprintf(&b, "%d. %s\n", i+1, p)
-		}
 	}
 	fmt.Fprintf(&b, "\nEach cell makes %d requests from 1 VU (`shared-iterations`, `maxDuration` %v, `gracefulStop` %v;\n"+
 		"`options.omni.stallTimeout` %v, `timeout` %v); omnik is killed past %v. Its peak RSS stays under\n"+

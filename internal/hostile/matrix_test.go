@@ -15,10 +15,7 @@ import (
 	"time"
 )
 
-var (
-	omnikFlag   = flag.String("omnik", "", "run this omnik binary instead of building one (an older build, for before/after figures)")
-	pendingFlag = flag.Bool("pending", false, "run the pending cells too: they fail until their change lands")
-)
+var omnikFlag = flag.String("omnik", "", "run this omnik binary instead of building one (an older build, for before/after figures)")
 
 // TestMatrix runs omnik against every fault on every endpoint it applies to.
 func TestMatrix(t *testing.T) {
@@ -27,9 +24,6 @@ func TestMatrix(t *testing.T) {
 	for _, c := range cells() {
 		t.Run(c.fault.Name+"/"+string(c.ep), func(t *testing.T) {
 			t.Parallel()
-			if c.want.pending != "" && !*pendingFlag {
-				t.Skip("pending: " + c.want.pending)
-			}
 			slots <- struct{}{}
 			defer func() { <-slots }()
 			runCell(t, bin, c)

@@ -52,7 +52,7 @@ func (c *call) chatChunk(t time.Time, ch *chunk.Chunk) bool {
 		var ok bool
 		switch ch.Modality {
 		case "audio":
-			ok = c.audio(t, d.Content.Text, c.req.Audio)
+			_, ok = c.audio(t, d.Content.Text, c.req.Audio)
 		case "image":
 			ok = c.imageParts(t, d.Content.Parts)
 		case "", "text":
@@ -77,7 +77,7 @@ func (c *call) message(t time.Time, m *chunk.Message, usage *chunk.Usage) bool {
 		if spec.Raw == (wav.Format{}) {
 			spec.Raw = openAIAudio
 		}
-		if !c.audio(t, m.Audio.Data, spec) {
+		if _, ok := c.audio(t, m.Audio.Data, spec); !ok {
 			return false
 		}
 		if len(text) == 0 {
@@ -89,23 +89,29 @@ func (c *call) message(t time.Time, m *chunk.Message, usage *chunk.Usage) bool {
 	return c.imageParts(t, m.Content.Parts)
 }
 
-// audio takes one base64 audio payload: a standalone WAV or raw PCM.
-func (c *call) audio(t time.Time, b64 []byte, spec chunk.AudioSpec) bool {
+// audio takes one base64 audio payload: a standalone WAV or raw PCM. It returns the
+// piece, and false when the payload failed the request.
+func (c *call) audio(t time.Time, b64 []byte, spec chunk.AudioSpec) (chunk.AudioPiece, bool) {
 	p, err := chunk.DecodeAudio(b64, spec)
 	if err != nil {
-		kind := record.KindWAVBroken
-		if errors.Is(err, chunk.ErrBadBase64) {
-			kind = record.KindMalformed
-		}
-		c.b.Fail(kind, fmt.Sprintf("audio chunk at %v: %v", t.Sub(c.b.Start()), err))
-		return false
+		c.b.Fail(audioKind(err), fmt.Sprintf("audio chunk at %v: %v", t.Sub(c.b.Start()), err))
+		return p, false
 	}
 	format := spec.Format
 	if p.WAV {
 		format = "wav"
 	}
 	c.b.OnAudioChunk(t, format, p)
-	return true
+	return p, true
+}
+
+// audioKind is the failure kind of an audio payload that does not decode: its base64,
+// like any malformed payload, or its WAV.
+func audioKind(err error) string {
+	if errors.Is(err, chunk.ErrBadBase64) {
+		return record.KindMalformed
+	}
+	return record.KindWAVBroken
 }
 
 // imageParts takes vLLM-Omni's image list content: data URLs with stage statistics.

@@ -285,25 +285,32 @@ func (c *call) fail(err error) {
 	c.b.Fail(kind, err.Error())
 }
 
-// readBody reads a whole non-streamed body, touching the stall clock on every read.
+// readBody reads a whole non-streamed body, touching the stall clock on every read. Its
+// buffer doubles, but never past the limit: a body at the limit would otherwise briefly
+// hold twice it.
 func (c *call) readBody() ([]byte, time.Time, error) {
-	limit := c.req.Limits.Body
-	var buf bytes.Buffer
-	if n := c.resp.ContentLength; n > 0 && n <= limit {
-		buf.Grow(int(n))
+	limit := int(c.req.Limits.Body)
+	size := 32 << 10
+	if n := c.resp.ContentLength; n > 0 && n <= int64(limit) {
+		size = int(n) + 1 // +1: the read that sees the end
 	}
-	p := make([]byte, 32<<10)
+	buf := make([]byte, 0, min(size, limit+1))
 	for {
-		n, err := c.resp.Body.Read(p)
-		buf.Write(p[:n])
+		if len(buf) == cap(buf) {
+			grown := make([]byte, len(buf), min(2*cap(buf), limit+1))
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := c.resp.Body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
 		if n > 0 {
 			c.touch()
 		}
-		if int64(buf.Len()) > limit {
+		if len(buf) > limit {
 			return nil, time.Time{}, fmt.Errorf("%w: more than %d bytes (options.omni.maxBodyBytes)", ErrBodyTooLarge, limit)
 		}
 		if err == io.EOF {
-			return buf.Bytes(), time.Now(), nil
+			return buf, time.Now(), nil
 		}
 		if err != nil {
 			return nil, time.Time{}, err

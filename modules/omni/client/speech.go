@@ -44,6 +44,7 @@ func (c *call) usageHeaders() {
 // [DONE] (the simulator llm-d-inference-sim sends none), so done ends the read.
 func (c *call) speechEvents() *record.Record {
 	var ch chunk.Chunk
+	spec := c.req.Audio
 	end := c.events(func(ev sse.Event) bool {
 		if !c.decode(ev, &ch) {
 			return false
@@ -64,7 +65,13 @@ func (c *call) speechEvents() *record.Record {
 			if payload == nil {
 				payload = ch.Delta // the first SSE builds used `delta`
 			}
-			return c.audio(ev.Time, payload, c.req.Audio)
+			p, ok := c.audio(ev.Time, payload, spec)
+			if ok && p.WAV {
+				// vLLM-Omni's WAV stream: one header, then samples in its format; a
+				// later standalone WAV is still read as one.
+				spec.Format, spec.Raw = "", p.Format
+			}
+			return ok
 		}
 		return true
 	})

@@ -90,6 +90,22 @@ func TestSpeechSSEEveryByteBoundary(t *testing.T) {
 	}
 }
 
+// vLLM-Omni's WAV over SSE: the first delta is a header (sizes unknown) with samples, the
+// later ones samples alone in its format.
+func TestSpeechSSEWAVStream(t *testing.T) {
+	t.Parallel()
+	head := wavBytes(16000, 100, 0xFFFFFFFF)
+	var b strings.Builder
+	for _, p := range [][]byte{head, make([]byte, 320), make([]byte, 320)} {
+		b.WriteString("data: {\"type\":\"speech.audio.delta\",\"audio\":\"" + b64(p) + "\"}\n\n")
+	}
+	b.WriteString("data: {\"type\":\"speech.audio.done\"}\n\n")
+	r := do(t, Speech, replay{header: sseHeader, pieces: [][]byte{[]byte(b.String())}}, Request{Audio: chunk.AudioSpec{Format: "wav"}})
+	if !r.OK() || r.Audio.Frames != 420 || r.Audio.SampleRate != 16000 || len(r.AudioChunks) != 3 {
+		t.Fatalf("err %+v, audio %+v, %d chunks", r.Err, r.Audio, len(r.AudioChunks))
+	}
+}
+
 func TestSpeechSSEFailures(t *testing.T) {
 	t.Parallel()
 	r := do(t, Speech, replay{header: sseHeader, pieces: [][]byte{speechEvents(false, "audio")}}, Request{Audio: pcm24k})

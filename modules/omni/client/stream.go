@@ -95,11 +95,16 @@ func AudioStream(ctx context.Context, d *websocket.Dialer, req StreamRequest) *r
 	}
 	if err != nil {
 		kind := record.KindConnect
+		var ne net.Error
 		switch {
 		case resp != nil:
 			kind = record.KindHTTPStatus
 		case ctx.Err() != nil:
 			kind = ctxKind(ctx)
+		case errors.As(err, &ne) && ne.Timeout():
+			// The handshake's deadline is the context's: it can pass before the
+			// context's own timer has fired.
+			kind = record.KindTimeout
 		case tlsclient.IsError(err):
 			kind = record.KindTLS
 		}
@@ -270,11 +275,15 @@ func (s *session) event(t time.Time, ev *wsEvent) bool {
 	case "audio.chunk":
 		p, err := chunk.DecodeAudio(ev.AudioB64, chunk.AudioSpec{Format: s.format, Raw: s.f, Keep: s.req.Audio.Keep})
 		if err != nil {
-			s.b.Fail(record.KindWAVBroken, "audio.chunk: "+err.Error())
+			s.b.Fail(audioKind(err), "audio.chunk: "+err.Error())
 			return false
 		}
 		s.b.OnAudioChunk(t, s.format, p)
 	case "audio.done":
+		if s.format == "wav" && s.ws.Pending() > 0 {
+			s.b.Fail(record.KindWAVBroken, "audio.done inside the sentence's WAV header")
+			return false
+		}
 		s.b.OnUtteranceDone(t)
 	case "session.done":
 		return false

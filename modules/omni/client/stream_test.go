@@ -163,6 +163,8 @@ func TestAudioStreamFailures(t *testing.T) {
 		{"malformed", []wsMsg{{text: `{"type":`}}, StreamRequest{}, record.KindMalformed},
 		{"frame over the limit", []wsMsg{start, {bin: make([]byte, 2000)}}, StreamRequest{Limits: Limits{Event: 1000}}, record.KindOversized},
 		{"chunks over the limit", []wsMsg{start, {bin: []byte{0, 0}}, {bin: []byte{0, 0}}, {bin: []byte{0, 0}}}, StreamRequest{Limits: Limits{Limits: record.Limits{Chunks: 2}}}, record.KindOversized},
+		{"bad base64", []wsMsg{{text: `{"type":"audio.start","format":"wav"}`}, {text: `{"type":"audio.chunk","audio_b64":"!!!!"}`}}, StreamRequest{}, record.KindMalformed},
+		{"sentence ends inside its wav header", []wsMsg{{text: `{"type":"audio.start","format":"wav"}`}, {bin: []byte("RIFF")}, {text: `{"type":"audio.done"}`}, {text: `{"type":"session.done"}`}}, StreamRequest{}, record.KindWAVBroken},
 		{"broken wav", []wsMsg{{text: `{"type":"audio.start","format":"wav"}`}, {bin: []byte("ID3 not a wav header")}}, StreamRequest{}, record.KindWAVBroken},
 	}
 	for _, tc := range tests {

@@ -58,6 +58,7 @@ type Reader struct {
 	readAt time.Time // when the last Read returning bytes came back
 	err    error     // sticky error from src
 
+	bomSeen bool // the stream's start was checked for a byte order mark
 	skipLF  bool // the previous line ended in '\r': a following '\n' belongs to it
 	started bool // the current event has at least one line
 	start   int64
@@ -91,6 +92,9 @@ func (r *Reader) Offset() int64 { return r.base + int64(r.r) }
 func (r *Reader) Next() (Event, error) {
 	if r.done {
 		return Event{}, io.EOF
+	}
+	if !r.bomSeen {
+		r.skipBOM()
 	}
 	r.data = r.data[:0]
 	r.name = r.name[:0]
@@ -213,6 +217,23 @@ func (r *Reader) grow(n int) error {
 			ErrEventTooLarge, r.start, r.max, r.start+int64(r.max))
 	}
 	return nil
+}
+
+// bom is UTF-8's byte order mark, which may begin a stream and is not part of its first
+// line (WHATWG, "event stream interpretation").
+var bom = []byte("\xef\xbb\xbf")
+
+// skipBOM drops a byte order mark at the stream's start, however the reads split it.
+func (r *Reader) skipBOM() {
+	r.bomSeen = true
+	for r.w-r.r < len(bom) && r.err == nil && bytes.HasPrefix(bom, r.buf[r.r:r.w]) {
+		if r.fill() != nil {
+			return
+		}
+	}
+	if bytes.HasPrefix(r.buf[r.r:r.w], bom) {
+		r.r += len(bom)
+	}
 }
 
 func (r *Reader) fill() error {

@@ -54,6 +54,10 @@ var cases = []struct {
 }{
 	{"chat stream", "data: {\"a\":1}\n\ndata: {\"b\":2}\n\ndata: [DONE]\n\n",
 		[]want{{data: `{"a":1}`}, {data: `{"b":2}`}, {data: "[DONE]", done: true}}, nil},
+	// A byte order mark is not part of the first line; only one at the start is skipped.
+	{"byte order mark", "\xef\xbb\xbfdata: x\n\n\xef\xbb\xbfdata: y\n\ndata: [DONE]\n\n",
+		[]want{{data: "x"}, {data: "[DONE]", done: true}}, nil},
+	{"byte order mark only", "\xef\xbb", nil, ErrNoDone},
 	{"crlf endings", "data: x\r\n\r\ndata: [DONE]\r\n\r\n",
 		[]want{{data: "x"}, {data: "[DONE]", done: true}}, nil},
 	{"cr endings", "data: x\r\rdata: [DONE]\r\r",
