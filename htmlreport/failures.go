@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"maps"
 	"slices"
-	"unicode/utf8"
 
 	"github.com/omnik-dev/omnik/modules/httpdebug"
 	"github.com/omnik-dev/omnik/modules/omni/record"
@@ -71,7 +70,7 @@ func (f failures) count(kind, message string, at Float) {
 	k.Count++
 	k.FirstS, k.LastS = min(k.FirstS, at), max(k.LastS, at)
 	// Redacted again: a file written before omnik redacted errors may hold a credential.
-	msg := truncate(httpdebug.RedactText(message), maxMessageLength)
+	msg := record.Cut(httpdebug.RedactText(message), maxMessageLength)
 	if _, ok := k.messages[msg]; ok || len(k.messages) < maxMessages {
 		k.messages[msg]++
 	} else {
@@ -93,15 +92,4 @@ func (f failures) list() []Failure {
 	}
 	slices.SortStableFunc(out, func(a, b Failure) int { return cmp.Compare(b.Count, a.Count) })
 	return out
-}
-
-// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

@@ -51,8 +51,7 @@ var matrix = map[string]row{
 	"status_502_html":     {anyEndpoint: fails(record.KindHTTPStatus)},
 	"status_503_non_utf8": {anyEndpoint: fails(record.KindHTTPStatus)},
 	"ok_html":             {anyEndpoint: fails(record.KindMalformed), AudioStream: fails(record.KindHTTPStatus)},
-	"empty_200": {anyEndpoint: fails(record.KindTruncated), ChatJSON: fails(record.KindMalformed), Images: fails(record.KindMalformed),
-		SpeechRaw: {changed: true}},
+	"empty_200":           {anyEndpoint: fails(record.KindTruncated), ChatJSON: fails(record.KindMalformed), Images: fails(record.KindMalformed)},
 
 	"error_event":    {anyEndpoint: fails(record.KindStreamError)},
 	"error_response": {anyEndpoint: fails(record.KindStreamError)},

@@ -133,8 +133,12 @@ func (c *call) rawAudio() *record.Record {
 			}
 		}
 		if err == io.EOF {
-			if format == "wav" && ws.Pending() > 0 {
+			switch {
+			case format == "wav" && ws.Pending() > 0:
 				c.b.Fail(record.KindWAVBroken, "stream ended inside the WAV header")
+			case total == 0:
+				// A 200 with no samples is no speech, whatever its status says.
+				c.b.Fail(record.KindTruncated, "the audio body ended before any sample")
 			}
 			return c.finish(time.Now())
 		}

@@ -66,6 +66,12 @@ func TestSpeechRawFailures(t *testing.T) {
 	if r.OK() || r.Err.Kind != record.KindReset {
 		t.Fatalf("reset: %+v", r.Err)
 	}
+	for _, body := range []string{"", string(wavBytes(24000, 0, 0))} {
+		r = do(t, Speech, replay{header: map[string]string{"Content-Type": "audio/wav"}, pieces: [][]byte{[]byte(body)}}, Request{Audio: pcm24k})
+		if r.OK() || r.Err.Kind != record.KindTruncated {
+			t.Fatalf("a 200 of %d bytes and no sample: %+v", len(body), r.Err)
+		}
+	}
 }
 
 func speechEvents(done bool, key string) []byte {

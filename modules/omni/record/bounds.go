@@ -83,11 +83,12 @@ func (b *Builder) keepText(held int, text []byte) []byte {
 // neither one the request sent nor one in a URL. The cut before redacting bounds its
 // cost; a secret across that cut ends past maxMessage and goes with the second.
 func (b *Builder) said(msg string) string {
-	return cut(httpdebug.RedactValues(httpdebug.RedactText(cut(msg, 8*maxMessage)), b.secrets), maxMessage)
+	return Cut(httpdebug.RedactValues(httpdebug.RedactText(Cut(msg, 8*maxMessage)), b.secrets), maxMessage)
 }
 
-// cut is s at most n bytes, cut at a rune and marked.
-func cut(s string, n int) string {
+// Cut is s at most n bytes, cut at a rune and marked: how a message a server wrote is
+// kept.
+func Cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
