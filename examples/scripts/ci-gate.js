@@ -21,6 +21,10 @@ export const options = {
     ttfc: ['p(99) < 2000'],
     e2el: ['p(95) < 5000'],
     requests_failed: [{ threshold: 'rate < 0.01', abortOnFail: true, delayAbortEval: '2s' }],
+    // A server that claims more tokens than it sent, or streams a modality nobody asked
+    // for, is broken even when every request "succeeds" (docs/scripting.md, anomalies).
+    'request_anomalies{anomaly:usage_exceeds_received}': ['count == 0'],
+    'request_anomalies{anomaly:unknown_modality}': ['count == 0'],
   },
 };
 
