@@ -150,10 +150,12 @@ func (l *modelLookup) run(lookup func() (string, error), warn func(string), done
 		first, l.warned = !l.warned, true
 	}
 	l.mu.Unlock()
-	close(done)
+	// Warned before the waiting callers go on: whoever saw the lookup fail can count on
+	// the warning being out.
 	if first && !errors.Is(err, errClosed) {
 		warn(fmt.Sprintf("omni: no model given and discovering one failed: %v; requests go without a model until it succeeds (asked again at most every %v). Set options.omni.model or OMNI_MODEL.", err, modelRetryEvery))
 	}
+	close(done)
 }
 
 func (l *modelLookup) clock() time.Time {
