@@ -65,7 +65,6 @@ func (l Limits) Or(d Limits) Limits {
 	if l.Chunks <= 0 {
 		l.Chunks = d.Chunks
 	}
-	// Kept payloads (keepAudio, keepImages) are bounded as a whole body is.
 	l.Kept = l.Body
 	return l
 }
@@ -251,9 +250,6 @@ func (c *call) httpError() {
 		case ch.Detail != nil:
 			msg = ch.Detail.Message
 		}
-	}
-	if len(msg) > 512 {
-		msg = msg[:512] + "…"
 	}
 	c.b.Fail(record.KindHTTPStatus, fmt.Sprintf("HTTP %s: %s", c.resp.Status, msg))
 }

@@ -81,11 +81,12 @@ func (c *call) speechEvents() *record.Record {
 // rawAudio reads a raw audio body, stamping each read: every read is a chunk for the
 // continuity measurement, as the reference's iter_any() is.
 func (c *call) rawAudio() *record.Record {
-	if ct := c.resp.Header.Get("Content-Type"); !audioType(ct) {
+	ct := c.resp.Header.Get("Content-Type")
+	if !audioType(ct) {
 		return c.notAudio(ct)
 	}
 	format := c.req.Audio.Format
-	switch ct := c.resp.Header.Get("Content-Type"); {
+	switch {
 	case strings.HasPrefix(ct, "audio/wav"), strings.HasPrefix(ct, "audio/x-wav"):
 		format = "wav"
 	case strings.HasPrefix(ct, "audio/pcm"), strings.HasPrefix(ct, "audio/L16"):
@@ -169,10 +170,7 @@ func (c *call) notAudio(ct string) *record.Record {
 			return c.finish(time.Now())
 		}
 	}
-	text := strings.TrimSpace(string(body))
-	if len(text) > 200 {
-		text = text[:200] + "…"
-	}
+	text := record.Cut(strings.TrimSpace(string(body)), 200)
 	c.b.Fail(record.KindMalformed, fmt.Sprintf("speech: a 200 whose Content-Type %s is not audio: %s", ct, text))
 	return c.finish(time.Now())
 }

@@ -52,9 +52,9 @@ func (b *Builder) Flag(kind, msg string) {
 	b.r.Anomalies = append(b.r.Anomalies, Anomaly{Kind: kind, Message: b.said(msg), Count: 1})
 }
 
-// flagUsage flags the completion tokens of a successful response beyond its bytes received: a token takes at least a
-// byte on the wire, so the count claims output that never arrived. (record.ITL credits a
-// chunk at most its bytes, whatever the count says.)
+// flagUsage flags the completion tokens of a successful response beyond its bytes
+// received: a token takes at least a byte on the wire, so the count claims output that
+// never arrived. (record.ITL credits a chunk at most its bytes, whatever the count says.)
 func (b *Builder) flagUsage() {
 	// A failed response was cut: its count may be of output that was still to come.
 	if n, got := b.r.Usage.Completion, b.r.BytesReceived; b.r.Err == nil && got > 0 && int64(n) > got {

@@ -141,3 +141,18 @@ func TestFailureGroupOfAStatus(t *testing.T) {
 		}
 	}
 }
+
+// vLLM-Omni repeats every stage on each later chunk: a bad value is one anomaly of its
+// stage, not one per chunk.
+func TestARepeatedBadStageIsFlaggedOnce(t *testing.T) {
+	t.Parallel()
+	stages := map[string]chunk.Stage{"0": {Values: map[string]float64{"stage_gen_time_ms": -5, "postprocess_time_ms": 2}}}
+	b := NewBuilder(EndpointChat, time.Unix(0, 0))
+	for range 10 {
+		b.OnStageMetrics(&chunk.Metrics{StageMetrics: stages})
+	}
+	r := b.Finish(time.Unix(1, 0))
+	if len(r.Anomalies) != 1 || r.Anomalies[0].Kind != AnomalyStageValue || r.Anomalies[0].Count != 1 || len(r.Stages["0"].Values) != 1 {
+		t.Fatalf("anomalies %+v, stage %+v", r.Anomalies, r.Stages["0"])
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -118,8 +119,12 @@ func mergeBounded[V any](b *Builder, dst, src map[string]V) {
 	}
 }
 
+// negativeMeans are the key endings of stage numbers that cannot be negative: times,
+// durations, counts, ratios, sizes (an id may be -1).
+var negativeMeans = []string{"_ms", "_s", "_count", "_tokens", "_rtf", "_mb"}
+
 // badValue reports a stage number no server can mean: not finite, past MaxStageValue,
-// or negative where it is a time, a duration, a count or a ratio (an id may be -1).
+// or negative where it is a time, a duration, a count or a ratio.
 func badValue(key string, v float64) bool {
 	if math.IsNaN(v) || math.Abs(v) > MaxStageValue {
 		return true
@@ -127,7 +132,7 @@ func badValue(key string, v float64) bool {
 	if v >= 0 {
 		return false
 	}
-	for _, suffix := range []string{"_ms", "_s", "_count", "_tokens", "_rtf", "_mb"} {
+	for _, suffix := range negativeMeans {
 		if strings.HasSuffix(key, suffix) {
 			return true
 		}
@@ -135,10 +140,11 @@ func badValue(key string, v float64) bool {
 	return false
 }
 
-// saneStages is stages without bad values, and with their lists cut so that all the
-// response's stages hold at most MaxStageEntries entries; each change is flagged. The
-// map and the stages are copied only when something changes: they are the decoder's.
-func (b *Builder) saneStages(stages map[string]chunk.Stage) map[string]chunk.Stage {
+// withinEntries is stages with their lists cut so that all the response's stages hold at
+// most MaxStageEntries entries, flagged when it cuts. It counts lengths only: vLLM-Omni
+// repeats every stage on each chunk, which the decoder hands back unparsed. The map and
+// the stages are copied only when something is cut: they are the decoder's.
+func (b *Builder) withinEntries(stages map[string]chunk.Stage) map[string]chunk.Stage {
 	room := MaxStageEntries
 	for id, st := range b.r.Stages {
 		if _, replaced := stages[id]; !replaced {
@@ -147,20 +153,21 @@ func (b *Builder) saneStages(stages map[string]chunk.Stage) map[string]chunk.Sta
 	}
 	out, copied := stages, false
 	for id, st := range stages {
-		sane, bad, trimmed := saneStage(st, &room)
-		if bad {
-			b.Flag(AnomalyStageValue, fmt.Sprintf("stage %.40q reported a negative time or count, or a number past %g; dropped", id, MaxStageValue))
-		}
-		if trimmed {
-			b.Flag(AnomalyStagesCut, fmt.Sprintf("the stage lists of one response hold more than %d entries; the rest were not kept", MaxStageEntries))
-		}
-		if !bad && !trimmed {
+		n := entries(st)
+		if n <= room {
+			room -= n
 			continue
 		}
+		b.Flag(AnomalyStagesCut, fmt.Sprintf("the stage lists of one response hold more than %d entries; the rest were not kept", MaxStageEntries))
 		if !copied {
 			out, copied = maps.Clone(stages), true
 		}
-		out[id] = sane
+		st.Lists = maps.Clone(st.Lists)
+		for k, l := range st.Lists {
+			st.Lists[k] = l[:min(len(l), max(room, 0))]
+			room -= len(st.Lists[k])
+		}
+		out[id] = st
 	}
 	return out
 }
@@ -173,38 +180,38 @@ func entries(s chunk.Stage) int {
 	return n
 }
 
-// saneStage is s without bad values and with its lists cut to room entries (room is
-// what is left after them); a copy when it had bad values or lists cut.
-func saneStage(s chunk.Stage, room *int) (out chunk.Stage, bad, trimmed bool) {
+// dropBadValues takes the bad values out of the record's stages, once, when it is
+// finished, flagging each stage that had some. A stage is copied only then: its maps are
+// the decoder's.
+func (b *Builder) dropBadValues() {
+	for id, st := range b.r.Stages {
+		if !hasBadValue(st) {
+			continue
+		}
+		b.Flag(AnomalyStageValue, fmt.Sprintf("stage %.40q reported a negative time or count, or a number past %g; dropped", id, MaxStageValue))
+		st.Values = maps.Clone(st.Values)
+		maps.DeleteFunc(st.Values, badValue)
+		lists := make(map[string][]float64, len(st.Lists))
+		for k, l := range st.Lists {
+			lists[k] = slices.DeleteFunc(slices.Clone(l), func(v float64) bool { return badValue(k, v) })
+		}
+		st.Lists = lists
+		b.r.Stages[id] = st
+	}
+}
+
+func hasBadValue(s chunk.Stage) bool {
 	for k, v := range s.Values {
-		bad = bad || badValue(k, v)
-	}
-	for k, l := range s.Lists {
-		for _, v := range l {
-			bad = bad || badValue(k, v)
+		if badValue(k, v) {
+			return true
 		}
 	}
-	n := entries(s)
-	trimmed = n > *room
-	if !bad && !trimmed {
-		*room -= n
-		return s, false, false
-	}
-	out = s
-	out.Values = maps.Clone(s.Values)
-	maps.DeleteFunc(out.Values, badValue)
-	out.Lists = make(map[string][]float64, len(s.Lists))
 	for k, l := range s.Lists {
-		kept := make([]float64, 0, min(len(l), max(*room, 0)))
-		for _, v := range l {
-			if !badValue(k, v) && len(kept) < *room {
-				kept = append(kept, v)
-			}
+		if slices.ContainsFunc(l, func(v float64) bool { return badValue(k, v) }) {
+			return true
 		}
-		*room -= len(kept)
-		out.Lists[k] = kept
 	}
-	return out, bad, trimmed
+	return false
 }
 
 // saneDurations is stage_durations without bad values (none of them may be negative),

@@ -109,7 +109,10 @@ func (b *Builder) OnUtteranceStart(t time.Time, index int, text string) {
 		return
 	}
 	if kept := b.keepText(len(b.text)+b.sentenceBytes, []byte(text)); len(kept) < len(text) {
-		text = "" // a cut sentence would match the text sent in the wrong place (markReady)
+		// Not kept at all: a cut sentence would match the text sent in the wrong place
+		// (markReady).
+		b.cutText += int64(len(kept))
+		text = ""
 	}
 	b.sentenceBytes += len(text)
 	b.r.Utterances = append(b.r.Utterances, Utterance{Index: index, Text: text, Start: t.Sub(b.r.Start)})
@@ -175,7 +178,7 @@ func (b *Builder) OnStageMetrics(m *chunk.Metrics) {
 	if len(m.StageMetrics) > 0 && b.r.Stages == nil {
 		b.r.Stages = make(map[string]chunk.Stage, len(m.StageMetrics))
 	}
-	mergeBounded(b, b.r.Stages, b.saneStages(m.StageMetrics))
+	mergeBounded(b, b.r.Stages, b.withinEntries(m.StageMetrics))
 	b.OnImageStats(m.StageDurations, m.PeakMemoryMB)
 }
 
@@ -209,6 +212,7 @@ func (b *Builder) Finish(t time.Time) *Record {
 		b.Flag(AnomalyPayloadCut, fmt.Sprintf("%d bytes of audio or images were received and measured, not kept (at most %d kept; options.omni.maxBodyBytes)", b.cutPayload, b.limits.Kept))
 	}
 	b.flagUsage()
+	b.dropBadValues()
 	if a := &r.Audio; !a.Mixed && a.SampleRate > 0 {
 		// One format throughout: frames/rate is exact where a sum of pieces drifts.
 		a.Seconds = float64(a.Frames) / float64(a.SampleRate)
