@@ -283,7 +283,8 @@ func (rd *resultReader) flush() {
 // spell them.
 func ParseKind(kind, contains string) (Kind, ValueType, error) {
 	for k, name := range kindNames {
-		if name != kind {
+		// No sample of an External metric is ever written: one declared is damage.
+		if name != kind || k == External {
 			continue
 		}
 		for v, vname := range valueTypeNames {

@@ -18,9 +18,12 @@ const (
 	Gauge                   // last, min, max
 	Rate                    // share of non-zero samples
 	Trend                   // count, avg, min, max, med, percentiles
+	// External metrics have sinks another package supplies at judging time (a server's
+	// scraped metrics, "server:vllm:num_requests_waiting"): no samples reach them.
+	External
 )
 
-var kindNames = map[Kind]string{Counter: "counter", Gauge: "gauge", Rate: "rate", Trend: "trend"}
+var kindNames = map[Kind]string{Counter: "counter", Gauge: "gauge", Rate: "rate", Trend: "trend", External: "external"}
 
 func (k Kind) String() string {
 	if s, ok := kindNames[k]; ok {

@@ -65,6 +65,20 @@ func NewSnapshot(elapsed time.Duration, sinks map[string]Sink) *Snapshot {
 	return &Snapshot{Elapsed: elapsed, sinks: sinks}
 }
 
+// WithSinks returns a copy of s that also answers for extra's sinks, keyed by metric or
+// sub-metric name: the sinks of External metrics, which their source supplies.
+func (s *Snapshot) WithSinks(extra map[string]Sink) *Snapshot {
+	cp := *s
+	cp.sinks = make(map[string]Sink, len(s.sinks)+len(extra))
+	for k, v := range s.sinks {
+		cp.sinks[k] = v
+	}
+	for k, v := range extra {
+		cp.sinks[k] = v
+	}
+	return &cp
+}
+
 // Sink returns the sink of a metric or canonical sub-metric name, or nil.
 func (s *Snapshot) Sink(name string) Sink { return s.sinks[name] }
 

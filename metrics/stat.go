@@ -90,6 +90,9 @@ func (k Kind) Supports(st Stat) bool {
 		case "count", "avg", "min", "max", "med", "p":
 			return true
 		}
+	case External:
+		// Which of them a metric answers is known only once its source has data.
+		return st.Name != "passes" && st.Name != "fails"
 	}
 	return false
 }
@@ -105,6 +108,8 @@ func (k Kind) supportedStats() string {
 		return "rate"
 	case Trend:
 		return "avg, min, max, med, p(N), count"
+	case External:
+		return "count, rate, value, avg, min, max, med, p(N)"
 	}
 	return "none"
 }

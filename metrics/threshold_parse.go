@@ -277,7 +277,9 @@ func (sc *scanner) name() (string, int, error) {
 	if sc.i >= len(sc.s) || !isLetter(sc.s[sc.i]) {
 		return "", 0, sc.fail(sc.col(), "expected a metric name")
 	}
-	for sc.i < len(sc.s) && (isLetter(sc.s[sc.i]) || isDigit(sc.s[sc.i])) {
+	// Colons are for External metrics, named as Prometheus names them
+	// ("server:vllm:num_requests_waiting"); no registered metric has one.
+	for sc.i < len(sc.s) && (isLetter(sc.s[sc.i]) || isDigit(sc.s[sc.i]) || sc.s[sc.i] == ':') {
 		sc.i++
 	}
 	return sc.s[start:sc.i], start + 1, nil

@@ -95,8 +95,11 @@ func (t *Test) load() error {
 	if err := t.configureOmni(t.options.Modules); err != nil {
 		return err
 	}
-	if t.thresholds, err = metrics.ParseThresholds(t.options.Thresholds, o.Thresholds, t.registry.Get); err != nil {
+	if t.thresholds, err = metrics.ParseThresholds(t.options.Thresholds, o.Thresholds, lookupMetric(t.registry)); err != nil {
 		return engine.Invalid(err)
+	}
+	if err := o.Omni.ServerMetrics.check(); err != nil {
+		return err
 	}
 	if o.SummaryExport != "" {
 		// Fail now, not after an hour of load, when the file cannot be written.

@@ -96,6 +96,8 @@ type OmniOptions struct {
 	Mock *mock.Server
 	// Section shapes the Serving/Stage blocks; the run fills in its scenarios.
 	Section report.SectionOptions
+	// ServerMetrics is the server's page to scrape during the run (server.go).
+	ServerMetrics ServerMetricsOptions
 }
 
 func (o *Options) defaults() {

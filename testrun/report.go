@@ -16,6 +16,7 @@ import (
 	"github.com/omnik-dev/omnik/metrics"
 	"github.com/omnik-dev/omnik/modules/omni"
 	"github.com/omnik-dev/omnik/modules/omni/record"
+	"github.com/omnik-dev/omnik/servermetrics"
 )
 
 // ReportOptions are `omnik report`'s: a result file and what to change in its summary.
@@ -156,6 +157,7 @@ type reporter struct {
 
 	piece               *pieceRead   // the file being read
 	pieces              []*pieceRead // the files read
+	serverPiece         string       // the file whose server pages are read
 	records             int
 	first, last         time.Duration // the records' span, for a file without an End line
 	firstSeen, lastSeen time.Time     // the points' span
@@ -169,6 +171,7 @@ type pieceRead struct {
 	headerGiven        bool // a merge checked the pieces' headers and gave one
 	end                *runEnd
 	badFields, unknown map[string]int
+	server             *servermetrics.Decoder // its pages, when they are the ones read
 }
 
 func (rp *reporter) Samples(batch []metrics.Sample) {
@@ -211,6 +214,12 @@ func (rp *reporter) Entry(typ string, data json.RawMessage) error {
 			return err
 		}
 		return rp.record(data)
+	case servermetrics.EntryType:
+		if err := rp.ensure(); err != nil {
+			return err
+		}
+		rp.serverPage(data)
+		return nil
 	case "End":
 		var e runEnd
 		if err := json.Unmarshal(data, &e); err != nil || !e.inRange() {
@@ -242,6 +251,35 @@ func (rp *reporter) record(data json.RawMessage) error {
 	rp.records++
 	rp.stream.Publish(r)
 	return nil
+}
+
+// serverPage folds one of the file's server pages. Every piece of a distributed run
+// scrapes the same server, so only the first piece's pages are read: the others'
+// increases would count the server's requests again.
+func (rp *reporter) serverPage(data json.RawMessage) {
+	p := rp.piece
+	if p.server == nil {
+		if rp.serverPiece != "" && rp.serverPiece != p.path {
+			p.unknown["server pages of a second piece (the first piece's are used)"]++
+			return
+		}
+		rp.serverPiece, p.server = p.path, servermetrics.NewDecoder(0)
+	}
+	sc, err := p.server.Decode(data)
+	if err != nil {
+		p.unknown["malformed ServerScrape"]++
+		return
+	}
+	sc.At += p.shift
+	rp.views.server.Add(sc)
+	if rp.views.serverURL == "" {
+		if rp.header != nil {
+			rp.views.serverURL = rp.header.ServerMetrics
+		}
+		if rp.views.serverURL == "" {
+			rp.views.serverURL = "(not named in the file)"
+		}
+	}
 }
 
 // readableRunSchema accepts runSchema and its minor versions ("omnik.run/v1.2"), which
@@ -279,7 +317,7 @@ func (rp *reporter) ensure() error {
 	if rp.summary.TrendStats, err = metrics.ParseTrendStats(stats); err != nil {
 		return err
 	}
-	if rp.thresholds, err = metrics.ParseThresholds(rawThresholds, cli, rp.registry.Get); err != nil {
+	if rp.thresholds, err = metrics.ParseThresholds(rawThresholds, cli, lookupMetric(rp.registry)); err != nil {
 		return err
 	}
 	rp.summary.TimeUnit = unit

@@ -17,6 +17,7 @@ import (
 	"github.com/omnik-dev/omnik/metrics"
 	"github.com/omnik-dev/omnik/modules/omni/record"
 	"github.com/omnik-dev/omnik/modules/omni/report"
+	"github.com/omnik-dev/omnik/servermetrics"
 )
 
 // drainTimeout bounds the wait, after the run, for calls whose reader is still going: the
@@ -79,12 +80,25 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 	if reports != nil {
 		t.stream.Subscribe(reports.collector)
 	}
+	scraper, first := t.serverScraper(ctx)
 	hdr := t.header(sec, plan)
+	var feed func(servermetrics.Scrape)
+	if scraper != nil {
+		hdr.ServerMetrics, v.serverURL = scraper.URL(), scraper.URL()
+		feed = serverFeed(v, outs)
+	}
 	outs.AddEntry(metrics.Entry{Type: "Run", Data: hdr})
+	if scraper != nil {
+		feed(first)
+		scraper.Start(feed)
+	}
 	v.pipeline.Start()
 
-	run, err := t.newEngine(v.pipeline, requests)
+	run, err := t.newEngine(v, requests)
 	if err != nil {
+		if scraper != nil {
+			scraper.Stop()
+		}
 		v.pipeline.Stop()
 		_ = outs.Stop()
 		return 0, err
@@ -96,6 +110,11 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 	t.module.Drain(drain)
 	cancel()
 	t.stream.Close()
+	if scraper != nil {
+		// The page after the last response closes the counters' window.
+		scraper.Stop()
+		feed(scraper.Read(context.Background(), servermetrics.After))
+	}
 	end := runEnd{Schema: runSchemaWritten, Duration: res.Duration, Interrupted: res.Interrupted, StopReason: res.AbortReason, ScenarioStarts: map[string]time.Duration{}, ScheduleEnds: map[string]time.Duration{}}
 	for _, sc := range res.Scenarios {
 		if !sc.Started.IsZero() {
@@ -140,7 +159,8 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 }
 
 // newEngine builds the engine run and connects the script's VUs to it.
-func (t *Test) newEngine(p *metrics.Pipeline, requests *requestCounts) (*engine.Run, error) {
+func (t *Test) newEngine(v *views, requests *requestCounts) (*engine.Run, error) {
+	p := v.pipeline
 	r := t.runner
 	script := engine.Script{
 		NewVU: func(ctx context.Context, id uint64) (engine.VU, error) { return r.NewVU(ctx, id) },
@@ -156,7 +176,7 @@ func (t *Test) newEngine(p *metrics.Pipeline, requests *requestCounts) (*engine.
 		engine.WithStartAt(t.opts.StartAt),
 		engine.WithMetrics(p, r.Builtin()),
 		engine.WithLogger(t.opts.Log),
-		engine.OnTick(time.Second, thresholdTicker(t.judged(), p)),
+		engine.OnTick(time.Second, thresholdTicker(t.judged(), v)),
 	}
 	if !t.opts.Quiet {
 		opts = append(opts, engine.WithProgress(engine.NewProgress(t.opts.Stderr, engine.ProgressNoColor(noColor(t.options, nil)),
@@ -179,7 +199,7 @@ func (t *Test) newEngine(p *metrics.Pipeline, requests *requestCounts) (*engine.
 
 // thresholdTicker evaluates thresholds during the run and asks for an abort when an
 // abortOnFail threshold fails past its delay (metrics.Evaluation.Abort).
-func thresholdTicker(ths []*metrics.Threshold, p *metrics.Pipeline) engine.TickFunc {
+func thresholdTicker(ths []*metrics.Threshold, v *views) engine.TickFunc {
 	names := make([]string, len(ths))
 	for i, th := range ths {
 		names[i] = th.SinkName()
@@ -188,9 +208,9 @@ func thresholdTicker(ths []*metrics.Threshold, p *metrics.Pipeline) engine.TickF
 		if len(ths) == 0 {
 			return false, ""
 		}
-		snap := *p.SnapshotOf(names...)
+		snap := *v.pipeline.SnapshotOf(names...)
 		snap.Elapsed = elapsed
-		if ab := metrics.EvaluateThresholds(ths, &snap).Abort; ab != nil {
+		if ab := metrics.EvaluateThresholds(ths, v.judging(ths, &snap)).Abort; ab != nil {
 			return true, fmt.Sprintf("threshold %s failed", ab.Threshold)
 		}
 		return false, ""

@@ -11,6 +11,7 @@ import (
 	"github.com/omnik-dev/omnik/modules/omni"
 	"github.com/omnik-dev/omnik/modules/omni/record"
 	"github.com/omnik-dev/omnik/modules/omni/report"
+	"github.com/omnik-dev/omnik/servermetrics"
 )
 
 // views are the subscribers of a run's record stream that the summary reads, built the
@@ -20,6 +21,10 @@ type views struct {
 	pipeline *metrics.Pipeline
 	section  *report.Section
 	samples  record.Subscriber
+	// server is the server's own view, from its scraped pages; serverURL names the page,
+	// "" when none was read (no Server metrics block).
+	server    *servermetrics.Window
+	serverURL string
 }
 
 func newViews(reg *metrics.Registry, ths []*metrics.Threshold, budget int, sec report.SectionOptions, log *slog.Logger, outs ...metrics.Output) (*views, error) {
@@ -32,7 +37,9 @@ func newViews(reg *metrics.Registry, ths []*metrics.Threshold, budget int, sec r
 			}
 		}
 	}
-	return &views{pipeline: p, section: report.NewSection(sec),
+	server := servermetrics.NewWindow(0)
+	server.WatchThresholds(ths)
+	return &views{pipeline: p, section: report.NewSection(sec), server: server,
 		samples: omni.RegisterMetrics(reg).View(metrics.CollectorFunc(p.CollectDerived))}, nil
 }
 
@@ -54,16 +61,27 @@ type summaryOptions struct {
 func (v *views) summarize(ths []*metrics.Threshold, d time.Duration, so summaryOptions) (*metrics.Summary, metrics.Evaluation) {
 	snap := *v.pipeline.Stop()
 	snap.Elapsed = d
-	ev := metrics.EvaluateThresholds(ths, &snap)
-	s := metrics.NewSummary(&snap, ev, metrics.SummaryOptions{TrendStats: so.TrendStats, TimeUnit: so.TimeUnit, NoColor: so.NoColor}, v.section)
+	ev := metrics.EvaluateThresholds(ths, v.judging(ths, &snap))
+	sections := []metrics.Section{v.section}
+	if v.serverURL != "" {
+		sections = append(sections, &servermetrics.Section{Report: v.server.Summarise(v.serverURL, snap.Sink)})
+	}
+	s := metrics.NewSummary(&snap, ev, metrics.SummaryOptions{TrendStats: so.TrendStats, TimeUnit: so.TimeUnit, NoColor: so.NoColor}, sections...)
 	return s, ev
+}
+
+// judging is snap with the sinks of the thresholds on server families, as the server's
+// window stands now.
+func (v *views) judging(ths []*metrics.Threshold, snap *metrics.Snapshot) *metrics.Snapshot {
+	return snap.WithSinks(v.server.Sinks(ths))
 }
 
 // runSchema versions the Run and End entries of a result file.
 const runSchema = "omnik.run/v1"
 
-// runSchemaWritten is the minor version written: v1.1 adds piece, v1.2 env.
-const runSchemaWritten = runSchema + ".2"
+// runSchemaWritten is the minor version written: v1.1 adds piece, v1.2 env, v1.3
+// server_metrics.
+const runSchemaWritten = runSchema + ".3"
 
 // runHeader is the first line of a result file: what `omnik report` needs besides the
 // data to print the summary the run printed.
@@ -87,6 +105,9 @@ type runHeader struct {
 	Piece *pieceHeader `json:"piece,omitempty"`
 	// Env says where and how the run ran (v1.2).
 	Env *RunEnv `json:"env,omitempty"`
+	// ServerMetrics is the server page scraped during the run, redacted (v1.3); its
+	// pages are the file's ServerScrape lines.
+	ServerMetrics string `json:"server_metrics,omitempty"`
 }
 
 // pieceHeader says which piece of which run a result file holds.

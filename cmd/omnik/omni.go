@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/omnik-dev/omnik/engine"
 	"github.com/omnik-dev/omnik/modules/omni/report"
@@ -20,8 +21,9 @@ type omniFlags struct {
 	percentileMetrics string
 	metricPercentiles string
 	// bench sets what only `omnik bench` prints: goodput, concurrency cap, configured rate.
-	bench report.SectionOptions
-	tls   tlsFlags
+	bench   report.SectionOptions
+	tls     tlsFlags
+	servers serverMetricsFlags
 }
 
 func (f *omniFlags) register(fs *pflag.FlagSet) {
@@ -29,6 +31,7 @@ func (f *omniFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.model, "model", "", "model name (default: the first of GET /v1/models)")
 	fs.BoolVar(&f.mock, "mock", false, "run against the built-in simulated vLLM-Omni server")
 	f.tls.register(fs)
+	f.servers.register(fs)
 	f.mockFlags.register(fs, "mock-")
 	f.registerSection(fs, "all with data", "99")
 }
@@ -65,6 +68,7 @@ func (f *omniFlags) options(fs *pflag.FlagSet) (testrun.OmniOptions, error) {
 	if err := f.tls.apply(fs, &o); err != nil {
 		return o, err
 	}
+	o.ServerMetrics = f.servers.options()
 	var err error
 	if o.Section, err = f.section(); err != nil {
 		return o, err
@@ -75,6 +79,32 @@ func (f *omniFlags) options(fs *pflag.FlagSet) (testrun.OmniOptions, error) {
 		}
 	}
 	return o, nil
+}
+
+// serverMetricsFlags are --server-metrics and its companions.
+type serverMetricsFlags struct {
+	page     string
+	interval time.Duration
+	all      bool
+}
+
+func (f *serverMetricsFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.page, "server-metrics", "", "the server's Prometheus page to scrape before, during and after the run, for the Server metrics block: =URL, or =off (default: the target's /metrics, when it answers)")
+	fs.Lookup("server-metrics").NoOptDefVal = "default"
+	fs.DurationVar(&f.interval, "server-metrics-interval", 0, "time between server pages during the run (default 1s)")
+	fs.BoolVar(&f.all, "server-metrics-all", false, "keep and print every family of the server's page, not only vLLM's and vLLM-Omni's")
+}
+
+func (f *serverMetricsFlags) options() testrun.ServerMetricsOptions {
+	o := testrun.ServerMetricsOptions{Interval: f.interval, All: f.all}
+	switch f.page {
+	case "", "default":
+	case "off", "false", "none":
+		o.Off = true
+	default:
+		o.URL = f.page
+	}
+	return o
 }
 
 // tlsFlags are the TLS settings of run and bench, over the script's.

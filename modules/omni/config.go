@@ -117,6 +117,10 @@ func (c Config) header(extra map[string]string) http.Header {
 	return h
 }
 
+// Header is what every request to the target carries besides its body's headers: the
+// bearer token and options.omni.headers (the scraper of the target's /metrics sends them).
+func (c Config) Header() http.Header { return c.header(nil) }
+
 // String never shows the API key.
 func (c Config) String() string {
 	key := "none"

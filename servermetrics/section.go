@@ -1,0 +1,141 @@
+package servermetrics
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// width is the reference's block width; rows are its `{:<40} {:<10}`.
+const width = 50
+
+// Section is the Server metrics block of the summary, a metrics.Section.
+type Section struct{ Report *Report }
+
+// Name implements metrics.Section: the summary export has it under sections.server.
+func (s *Section) Name() string { return "server" }
+
+// JSON implements metrics.Section.
+func (s *Section) JSON() any { return s.Report }
+
+// Text implements metrics.Section: the block in the reference's layout, then the
+// reconciliation table.
+func (s *Section) Text(w io.Writer) error {
+	r := s.Report
+	var b strings.Builder
+	header(&b, " Server Metrics ", '=')
+	row(&b, "Endpoint:", r.URL)
+	row(&b, "Pages read:", fmt.Sprint(r.Pages))
+	row(&b, "Pages failed:", fmt.Sprint(failedCount(r)))
+	for _, k := range sortedKeys(r.Failed) {
+		row(&b, fmt.Sprintf("  %s (%d):", k, r.Failed[k]), r.FailedDetail[k])
+	}
+	if r.Refused > 0 {
+		row(&b, "Series left out (over the cap):", fmt.Sprint(r.Refused))
+	}
+	row(&b, "Window (s):", fmt.Sprintf("%.2f", r.WindowSeconds))
+	if len(r.Gauges) > 0 {
+		header(&b, "Gauges (during the run)", '-')
+		for _, g := range r.Gauges {
+			name := rowName(g.Family, g.Selector)
+			row(&b, "Mean "+name+":", fmt.Sprintf("%.2f", g.Mean))
+			row(&b, "Max "+name+":", fmt.Sprintf("%.2f", g.Max))
+		}
+	}
+	if len(r.Counters) > 0 {
+		header(&b, "Counters (increase, per s)", '-')
+		for _, c := range r.Counters {
+			name := rowName(c.Family, c.Selector)
+			row(&b, name+":", fmt.Sprintf("%.2f", c.Increase))
+			row(&b, name+" (/s):", fmt.Sprintf("%.2f", c.Rate))
+		}
+	}
+	if len(r.Histograms) > 0 {
+		header(&b, "Histograms (in the window)", '-')
+		for _, h := range r.Histograms {
+			name := rowName(h.Family, h.Selector)
+			factor, unit := scale(h.Family)
+			row(&b, "Count "+name+":", fmt.Sprintf("%.0f", h.Count))
+			for _, st := range []struct {
+				label string
+				v     *float64
+			}{{"Mean", h.Mean}, {"P50", h.P50}, {"P99", h.P99}} {
+				if st.v != nil {
+					row(&b, st.label+" "+name+unit+":", fmt.Sprintf("%.2f", *st.v*factor))
+				}
+			}
+		}
+	}
+	if len(r.Twins) > 0 {
+		writeTwins(&b, r.Twins)
+	}
+	b.WriteString(strings.Repeat("=", width) + "\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeTwins is the reconciliation: each client metric beside its server twin.
+func writeTwins(b *strings.Builder, rows []TwinRow) {
+	header(b, " Client vs Server ", '=')
+	fmt.Fprintf(b, "%-16s %-5s %10s %10s %10s  %s\n", "Metric", "Stat", "Client", "Server", "Diff", "Server bucket")
+	for _, t := range rows {
+		label := t.Metric + t.Unit
+		fmt.Fprintf(b, "%-16s %-5s %10.0f %10.0f\n", label, "n", t.ClientN, t.ServerN)
+		for _, st := range t.Stats {
+			bucket := ""
+			if st.Bucket != nil {
+				bucket = fmt.Sprintf("(%g, %g]", st.Bucket[0], st.Bucket[1])
+			}
+			line := fmt.Sprintf("%-16s %-5s %10s %10s %10s  %s", label, st.Stat, num(st.Client), num(st.Server), num(st.Diff), bucket)
+			b.WriteString(strings.TrimRight(line, " ") + "\n")
+		}
+	}
+	b.WriteString("Diff is client - server: what the network, the frontend and the client's\n")
+	b.WriteString("read added. Server means are exact (sum / count); its percentiles are\n")
+	b.WriteString("interpolated within the bucket shown, their error at most its width.\n")
+}
+
+func num(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", *v)
+}
+
+func failedCount(r *Report) int {
+	n := 0
+	for _, v := range r.Failed {
+		n += v
+	}
+	return n
+}
+
+func rowName(family string, sel map[string]string) string {
+	if len(sel) == 0 {
+		return family
+	}
+	parts := make([]string, 0, len(sel))
+	for _, k := range sortedKeys(sel) {
+		parts = append(parts, k+"="+sel[k])
+	}
+	return family + "{" + strings.Join(parts, ",") + "}"
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// header centres text; the odd fill character goes right (Python's `^`).
+func header(b *strings.Builder, text string, fill byte) {
+	pad := max(width-len(text), 0)
+	f := string(fill)
+	b.WriteString(strings.Repeat(f, pad/2) + text + strings.Repeat(f, pad-pad/2) + "\n")
+}
+
+func row(b *strings.Builder, label, value string) { fmt.Fprintf(b, "%-40s %-10s\n", label, value) }

@@ -1,0 +1,263 @@
+package servermetrics
+
+import (
+	"math"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Phase says when a page was read: before the run's first request, during the run, or
+// after its last response. Gauges are judged on pages read during the run; counters and
+// histograms on the increase from the first page to the last.
+type Phase string
+
+// The phases.
+const (
+	Before Phase = "before"
+	During Phase = "during"
+	After  Phase = "after"
+)
+
+// DefaultMaxSeries bounds the series a window keeps: a page past it is kept in part and
+// the rest counted.
+const DefaultMaxSeries = 10_000
+
+// Scrape is one read of the page: its points, or why it failed.
+type Scrape struct {
+	At     time.Duration // on the run's timeline
+	Phase  Phase
+	Points []Point
+	Err    string // the failure's kind: "connect", "timeout", "status_404", "too_large", "malformed", …
+	Detail string // one line on the failure, redacted
+	// Refused counts the page's points past the scraper's MaxSeries, left out.
+	Refused int
+}
+
+// Window folds the pages of one run. Its memory is bounded by the series it keeps, not
+// by the run's length. It is safe for concurrent use.
+type Window struct {
+	mu        sync.Mutex
+	maxSeries int
+	series    map[string]*state
+	order     []*state
+	gauges    map[string]*gaugeGroup // by family+selector key
+	watches   map[string][]map[string]string
+	first     time.Duration
+	last      time.Duration
+	pages     int
+	failed    map[string]int
+	detail    map[string]string // the first detail of each failure kind
+	refused   int64             // points of series past maxSeries
+}
+
+// state is one series' fold: its last value, its increase since first seen (counters,
+// buckets, sums, counts), with Prometheus's reset rule: a value below the last one
+// means the server restarted its count from zero.
+type state struct {
+	s        *Series
+	last     float64
+	increase float64
+	seen     bool
+}
+
+// NewWindow returns an empty window keeping at most maxSeries series (0: the default).
+func NewWindow(maxSeries int) *Window {
+	if maxSeries <= 0 {
+		maxSeries = DefaultMaxSeries
+	}
+	return &Window{maxSeries: maxSeries, series: map[string]*state{}, gauges: map[string]*gaugeGroup{},
+		watches: map[string][]map[string]string{}, failed: map[string]int{}, detail: map[string]string{}}
+}
+
+// Watch makes the window follow a gauge family's value over the series sel selects, for
+// a threshold on it: gauges are aggregated page by page, so the selections must be known
+// before the pages come.
+func (w *Window) Watch(family string, sel map[string]string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	family = canonical(family)
+	w.watches[family] = append(w.watches[family], sel)
+}
+
+// Add folds one page.
+func (w *Window) Add(sc Scrape) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if sc.Err != "" {
+		if w.failed[sc.Err] == 0 {
+			w.detail[sc.Err] = sc.Detail
+		}
+		w.failed[sc.Err]++
+		return
+	}
+	if w.pages == 0 {
+		w.first = sc.At
+	}
+	w.pages++
+	w.last = max(w.last, sc.At)
+	w.refused += int64(sc.Refused)
+	var gauges []*state
+	for _, p := range sc.Points {
+		st := w.series[p.Series.Key()]
+		if st == nil {
+			if len(w.series) >= w.maxSeries {
+				w.refused++
+				continue
+			}
+			st = &state{s: p.Series}
+			w.series[p.Series.Key()] = st
+			w.order = append(w.order, st)
+		}
+		st.fold(p.Value)
+		if st.s.isGauge() {
+			gauges = append(gauges, st)
+		}
+	}
+	w.foldGauges(gauges, sc)
+}
+
+func (st *state) fold(v float64) {
+	inc := st.increase
+	switch {
+	case !st.seen:
+		st.seen = true
+	case v >= st.last:
+		inc += v - st.last
+	default: // reset
+		inc += v
+	}
+	// A page of absurd values must not make the report unprintable: an increase past
+	// float64 keeps its last finite value.
+	if finite(inc) {
+		st.increase = inc
+	}
+	st.last = v
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+func (s *Series) isGauge() bool { return s.Type == typeGauge || s.Type == typeUntyped }
+
+// foldGauges adds the page's value of every gauge group: each family as a whole, each
+// of its stages, and each watched selection.
+func (w *Window) foldGauges(page []*state, sc Scrape) {
+	byFamily := map[string][]*state{}
+	for _, st := range page {
+		byFamily[st.s.Family] = append(byFamily[st.s.Family], st)
+	}
+	for family, sts := range byFamily {
+		sels := []map[string]string{nil}
+		stages := map[string]bool{}
+		for _, st := range sts {
+			if v := st.s.label("stage"); v != "" && !stages[v] {
+				stages[v] = true
+				sels = append(sels, map[string]string{"stage": v})
+			}
+		}
+		sels = append(sels, w.watches[family]...)
+		for _, sel := range sels {
+			key := groupKey(family, sel)
+			g := w.gauges[key]
+			if g == nil {
+				if len(w.gauges) >= w.maxSeries {
+					continue
+				}
+				g = &gaugeGroup{family: family, sel: sel}
+				w.gauges[key] = g
+			}
+			if v, ok := aggregate(family, sts, sel); ok && finite(v) && finite(g.all.sum+v) {
+				g.add(sc.Phase, sc.At, v)
+			}
+		}
+	}
+}
+
+// aggregate is the value of a gauge over the series sel selects on one page: their sum,
+// or their mean for shares (averaged).
+func aggregate(family string, sts []*state, sel map[string]string) (float64, bool) {
+	var sum float64
+	n := 0
+	for _, st := range sts {
+		if st.s.matches(sel) {
+			sum += st.last
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	if averaged(family) {
+		return sum / float64(n), true
+	}
+	return sum, true
+}
+
+func groupKey(family string, sel map[string]string) string {
+	keys := make([]string, 0, len(sel))
+	for k := range sel {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := family + "{"
+	for i, k := range keys {
+		if i > 0 {
+			out += ","
+		}
+		out += k + ":" + sel[k]
+	}
+	return out + "}"
+}
+
+// gaugeGroup is one gauge's values page by page: over the pages read during the run,
+// and over every page, used when the run was too short for one.
+type gaugeGroup struct {
+	family      string
+	sel         map[string]string
+	during, all gaugeStats
+	timeline    timeline
+}
+
+func (g *gaugeGroup) add(ph Phase, at time.Duration, v float64) {
+	g.all.add(v)
+	if ph == During {
+		g.during.add(v)
+	}
+	g.timeline.add(at, v)
+}
+
+// stats are the pages the group is judged on.
+func (g *gaugeGroup) stats() gaugeStats {
+	if g.during.n > 0 {
+		return g.during
+	}
+	return g.all
+}
+
+type gaugeStats struct {
+	n             int
+	sum, min, max float64
+	last          float64
+}
+
+func (s *gaugeStats) add(v float64) {
+	if s.n == 0 || v < s.min {
+		s.min = v
+	}
+	if s.n == 0 || v > s.max {
+		s.max = v
+	}
+	s.n++
+	s.sum += v
+	s.last = v
+}
+
+func (s gaugeStats) mean() float64 {
+	if s.n == 0 {
+		return math.NaN()
+	}
+	return s.sum / float64(s.n)
+}
+
+// span is the time from the first page to the last, which counter rates divide by.
+func (w *Window) span() time.Duration { return w.last - w.first }
