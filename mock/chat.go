@@ -104,6 +104,7 @@ type chatJob struct {
 	seed       uint64
 	pl         *pipeline
 	toks       []string
+	plan       pipelineInput // what start admits
 }
 
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
@@ -115,6 +116,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if done {
 		return
 	}
+	// Admitted only now: a status fault answers before the engine sees the request.
+	job.start()
+	defer job.pl.done(errAborted)
 	if job.req.Stream {
 		job.stream(r.Context(), w, fault)
 		return
@@ -209,11 +213,16 @@ func (s *Server) newChatJob(w http.ResponseWriter, r *http.Request) (*chatJob, b
 	if ti := p.has(OutputText); ti >= 0 && ti < len(units) && maxTokens > 0 && units[ti] == maxTokens && p.Stages[ti].Units > maxTokens {
 		finish = "length"
 	}
-	job.pl = s.newPipeline(pipelineInput{stages: job.stages, visible: job.visible, units: units,
+	job.plan = pipelineInput{profile: p, stages: job.stages, visible: job.visible, units: units,
 		steps: firstPositive(req.NumInferenceSteps, req.ExtraBody.NumInferenceSteps), images: 1,
-		pixels: job.width * job.height, tokensIn: toks, finish: finish, rng: rng})
-	job.toks = words(rng, job.pl.tokensOut())
+		pixels: job.width * job.height, tokensIn: toks, finish: finish, rng: rng}
 	return job, true
+}
+
+// start admits the job to the engine and plans its output.
+func (j *chatJob) start() {
+	j.pl = j.s.newPipeline(j.plan)
+	j.toks = words(j.plan.rng, j.pl.tokensOut())
 }
 
 // shows reports whether the client sees output kind, and from which stage.
@@ -278,5 +287,5 @@ func (j *chatJob) full(w http.ResponseWriter, r *http.Request, fault *Fault) {
 	}
 	body := map[string]any{"id": j.id, "object": "chat.completion", "created": j.created, "model": j.p.Model,
 		"choices": choices, "usage": newUsage(j.promptToks, j.pl.tokensOut()), "metrics": j.pl.allMetrics(j.metrics)}
-	writeFull(w, r, fault, body)
+	writeFull(w, r, j.pl, fault, body)
 }

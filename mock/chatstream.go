@@ -66,6 +66,7 @@ func (j *chatJob) stream(ctx context.Context, w http.ResponseWriter, fault *Faul
 			c.Usage = newUsage(j.promptToks, 0)
 		}
 		if err := out.send(ctx, "", c, false); err != nil {
+			j.pl.done(err) // a fault with after=0 fires here
 			return
 		}
 	}
@@ -102,6 +103,8 @@ func (j *chatJob) stream(ctx context.Context, w http.ResponseWriter, fault *Faul
 		}
 		return out.send(ctx, "", c, last)
 	})
+	// The engine is done with the last output; the rest is bookkeeping.
+	j.pl.done(err)
 	if err != nil {
 		return
 	}

@@ -29,12 +29,24 @@ type Config struct {
 	OpenAIAudio bool `json:"openai_audio"`
 	// Faults apply to every request with their probability.
 	Faults []Fault `json:"faults,omitempty"`
+	// MetricsPrefix names the vLLM-Omni families of GET /metrics: "vllm_omni"
+	// (vllm_omni:audio_ttfp_s, the default; "" means the same) or "legacy"
+	// (vllm:omni_audio_ttfp_s, as older servers name them).
+	MetricsPrefix string `json:"metrics_prefix,omitempty"`
+	// NoMetrics answers GET /metrics with 404, like a server without metrics.
+	NoMetrics bool `json:"no_metrics,omitempty"`
 }
+
+// The values of Config.MetricsPrefix.
+const (
+	MetricsPrefixOmni   = "vllm_omni"
+	MetricsPrefixLegacy = "legacy"
+)
 
 // DefaultConfig is what New starts from: all profiles, real-time speed, a
 // knee at 8 concurrent requests with +10% per-unit latency per extra request.
 func DefaultConfig() Config {
-	return Config{Seed: 1, Speed: 1, KneeConcurrency: 8, LoadSlope: 0.1}
+	return Config{Seed: 1, Speed: 1, KneeConcurrency: 8, LoadSlope: 0.1, MetricsPrefix: MetricsPrefixOmni}
 }
 
 // LoadConfig reads a JSON config file over DefaultConfig.
@@ -85,6 +97,13 @@ func WithFaults(fs ...Fault) Option { return func(c *Config) { c.Faults = append
 // WithOpenAIAudio switches chat audio to OpenAI's delta.audio streaming.
 func WithOpenAIAudio(on bool) Option { return func(c *Config) { c.OpenAIAudio = on } }
 
+// WithMetricsPrefix names the vLLM-Omni families of /metrics: MetricsPrefixOmni
+// or MetricsPrefixLegacy.
+func WithMetricsPrefix(prefix string) Option { return func(c *Config) { c.MetricsPrefix = prefix } }
+
+// WithoutMetrics makes GET /metrics answer 404, like a server without metrics.
+func WithoutMetrics() Option { return func(c *Config) { c.NoMetrics = true } }
+
 // resolveProfiles merges built-ins with c.Profiles and applies c.Profile.
 func (c *Config) resolveProfiles() ([]Profile, error) {
 	all := builtinProfiles()
@@ -124,6 +143,11 @@ func (c *Config) validate() error {
 	}
 	if c.KneeConcurrency < 0 || c.LoadSlope < 0 {
 		return fmt.Errorf("mock: knee_concurrency and load_slope must be >= 0")
+	}
+	switch c.MetricsPrefix {
+	case "", MetricsPrefixOmni, MetricsPrefixLegacy:
+	default:
+		return fmt.Errorf("mock: metrics_prefix must be %q or %q, got %q", MetricsPrefixOmni, MetricsPrefixLegacy, c.MetricsPrefix)
 	}
 	for _, f := range c.Faults {
 		if err := f.validate(); err != nil {

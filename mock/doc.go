@@ -11,7 +11,7 @@
 //
 // # Endpoints
 //
-// GET /v1/models; POST /v1/chat/completions (streaming or not; text, audio
+// GET /v1/models; GET /metrics (see Metrics); POST /v1/chat/completions (streaming or not; text, audio
 // as a base64 WAV or PCM file per chunk in delta.content, images as
 // image_url parts; role chunk, modality, usage, [DONE]; metrics.stage_metrics
 // when return_stage_metrics is set; OpenAI-style delta.audio with
@@ -43,6 +43,7 @@
 //
 //	{"profile": "qwen3-omni", "seed": 7, "speed": 2, "jitter": 0.1,
 //	 "knee_concurrency": 16, "load_slope": 0.05, "openai_audio": false,
+//	 "metrics_prefix": "vllm_omni", "no_metrics": false,
 //	 "profiles": [{"name": "qwen3-omni", "stages": [{"name": "thinker", "time_per_unit": "12ms"}]}],
 //	 "faults": ["http503,p=0.01", {"kind": "stall", "p": 0.05, "after": 10, "delay": "3s"}]}
 //
@@ -59,4 +60,89 @@
 // mid-sample; after counts audio payloads). They come from Config.Faults,
 // or per request from the X-Omnik-Mock-Fault header in ParseFaults syntax,
 // e.g. "X-Omnik-Mock-Fault: stall,after=5,delay=1s". Draws use a seeded RNG.
+//
+// # Metrics
+//
+// GET /metrics is Prometheus text format 0.0.4, written by hand: HELP and
+// TYPE for every family, histograms as cumulative le buckets up to +Inf,
+// _sum and _count, no _created samples. Names, labels, help texts and
+// buckets are those of vLLM (v1/metrics/loggers.py) and vLLM-Omni
+// (metrics/definitions.py). model_name is the profile's Model; replica is
+// always "0". Config.MetricsPrefix "legacy" names the vLLM-Omni families
+// vllm:omni_<name>, as older servers do; Config.NoMetrics answers 404.
+//
+// Upstream families describe one engine per model, the stage whose tokens
+// the client reads (the first text stage, else the first), labelled
+// {model_name, stage (its name), replica} as vLLM-Omni's stat logger
+// relabels vLLM's engine: vllm:num_requests_running,
+// vllm:num_requests_waiting, vllm:kv_cache_usage_perc (gauges);
+// vllm:prompt_tokens_total, vllm:generation_tokens_total,
+// vllm:request_success_total (+finished_reason, one series per vLLM
+// FinishReason from the start) (counters); vllm:time_to_first_token_seconds,
+// vllm:inter_token_latency_seconds, vllm:e2e_request_latency_seconds.
+//
+// vLLM-Omni families, {model_name}: vllm_omni:num_requests_running,
+// num_requests_waiting (gauges), e2e_request_latency_s, prompt_tokens_total,
+// generation_tokens_total, image_count_total, requests_success_total
+// (+finished_reason). Per stage, {model_name, stage (its index), replica}:
+// audio_ttfp_s, audio_duration_s, audio_rtf, audio_frames_total,
+// image_ttfp_s, diffusion_exec_s, denoise_step_latency_s. Per hand-over
+// between consecutive stages, {model_name, from_stage, from_replica,
+// to_stage, to_replica}: transfer_in_flight_s. stage_inflight_requests
+// {model_name, stage} is the simulator's own gauge; no real server has it.
+// Per-stage series and those of requests_success_total appear with their
+// first observation, as prometheus_client creates them; the rest from start.
+//
+// Observations come from the stamps the pipeline writes outputs with (the
+// ones stage metrics use), measured from the request's admission: what a
+// client measures minus the network. TTFT runs to the engine stage's first
+// text output, for requests that see that text; each later text output adds
+// its gap to the inter-token latency (one per output, as vLLM adds one per
+// engine step); audio_ttfp_s runs to the first audio output. A request that
+// succeeds adds its e2e latency (to its last output written) to both e2e
+// histograms and, per finished stage: its audio frames, audio_duration_s
+// (frames over sample rate) and audio_rtf (stage submit to last output, over
+// the duration); its images, image_ttfp_s (stage submit to image),
+// diffusion_exec_s (that, less the stage's time_to_first_output) and
+// denoise_step_latency_s (diffusion_exec_s over the steps; stage metrics'
+// denoise_step_latency_ms divides the whole stage time instead).
+// transfer_in_flight_s takes one 0 per output handed to the next stage (the
+// last only, for a stage that waits for its upstream): simulated stages share
+// a process. Every admitted request, served or not, adds its prompt tokens
+// to both prompt counters, the tokens its engine stage made to
+// vllm:generation_tokens_total and those of all its text and codec stages
+// to vllm_omni:generation_tokens_total.
+//
+// finished_reason is the text stage's (stop, length) for a request served.
+// One the engine failed (error-event) is "error" upstream and "abort" in
+// vllm_omni:requests_success_total, where vLLM-Omni counts every failure;
+// one cut short (reset, client gone) is "abort" in both; failures add no e2e
+// latency. A status fault answers before the engine and counts nowhere;
+// malformed, truncated-wav, stall and slow-headers requests are served as
+// far as the server knows.
+//
+// Gauges are the state at the scrape. A request is in flight from its
+// admission to its end, the requests the latency curve counts; of those,
+// across models, the KneeConcurrency admitted first are running and the rest
+// waiting, so num_requests_running = min(inflight, knee) and
+// num_requests_waiting = inflight − running rises exactly where units start
+// to slow (knee 0: all wait). kv_cache_usage_perc is the running requests'
+// tokens (prompt and what the engine stage made so far) over knee × 512, at
+// most 1. stage_inflight_requests puts each request in flight in the stage
+// of the output it works on: the first not yet due by its plan, or the one
+// a stall holds. Server.Observed returns the exact count and sum of every
+// histogram family, every counter's total and the peaks of the two
+// scheduler gauges.
+//
+// Not simulated, so not served: vLLM's prefix cache, preemption, per-request
+// token and phase histograms (request_*_tokens, queue, prefill, decode,
+// inference time), the deprecated time_per_output_token, iteration_tokens,
+// cache_config_info, and the upstream series of the other engine stages
+// (talker, code2wav); vLLM-Omni's audio underrun, continuity and skipped
+// requests (playback and codec failures the simulator does not model),
+// transfer sizes and TX/RX times, video, the other diffusion timings
+// (preprocess, postprocess, per step, forward, VAE decode, KV load),
+// stage_gen_time_s, request_queue_wait_s, stage_waiting_requests,
+// num_inference_steps, image_pixels, peak_memory_mb, requests_failed_total,
+// kv_wait_s and the duplex families.
 package mock

@@ -2,6 +2,7 @@ package mock
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 )
 
@@ -60,3 +61,7 @@ func modelNotFound(w http.ResponseWriter, model string) {
 
 // errAborted ends a handler whose response a fault already finished.
 var errAborted = errors.New("mock: response aborted by a fault")
+
+// errEngineFailed is errAborted for an error-event fault: the engine failed the
+// request, which the metrics count as finished_reason "error", not "abort".
+var errEngineFailed = fmt.Errorf("%w: simulated engine failure", errAborted)

@@ -216,9 +216,10 @@ func (s *Server) serveImages(w http.ResponseWriter, r *http.Request, job *imageJ
 		visible[job.p.has(OutputText)] = true
 	}
 	rng, seed := s.requestRNG("image", job.model, job.prompt)
-	pl := s.newPipeline(pipelineInput{stages: stages, visible: visible, units: stageUnits(stages, 1, 0),
+	pl := s.newPipeline(pipelineInput{profile: job.p, stages: stages, visible: visible, units: stageUnits(stages, 1, 0),
 		steps: job.steps, images: job.n, pixels: job.width * job.height,
 		tokensIn: estimateTokens(job.prompt), finish: "stop", rng: rng})
+	defer pl.done(errAborted)
 	g := &generator{toks: words(rng, pl.tokensOut()), seed: seed, width: job.width, height: job.height}
 	if job.stream {
 		job.streamEdit(r.Context(), w, fault, pl, g)
@@ -234,6 +235,7 @@ func (s *Server) serveImages(w http.ResponseWriter, r *http.Request, job *imageJ
 		return
 	}
 	if job.format == "file" {
+		pl.done(nil)
 		writeImageFile(w, pngs)
 		return
 	}
@@ -246,7 +248,7 @@ func (s *Server) serveImages(w http.ResponseWriter, r *http.Request, job *imageJ
 	if job.metrics {
 		body["metrics"] = pl.allMetrics(true)
 	}
-	writeFull(w, r, fault, body)
+	writeFull(w, r, pl, fault, body)
 }
 
 func imageData(pngs [][]byte) []map[string]any {
@@ -313,6 +315,7 @@ func (job *imageJob) streamEdit(ctx context.Context, w http.ResponseWriter, faul
 		}
 		return out.send(ctx, "", ev, last)
 	})
+	pl.done(err)
 	if err == nil {
 		_ = out.done()
 	}

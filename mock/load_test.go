@@ -16,22 +16,21 @@ var slowText = Profile{Name: "slow", Model: "slow", Stages: []Stage{{Name: "thin
 
 // Past the knee each request in flight beyond it makes every unit slower by the slope:
 // at knee 2 and slope 0.5, the 8th request's units take 4× as long. Checked on the plans
-// the server makes, exactly: a busy machine's sleeps cannot decide.
+// the server makes as requests are admitted one after another, none ending, exactly: a
+// busy machine's sleeps cannot decide.
 func TestLatencyPerUnitGrowsPastTheKnee(t *testing.T) {
 	t.Parallel()
 	s, err := New(WithProfiles(slowText), WithProfile("slow"), WithLoadCurve(2, 0.5))
 	if err != nil {
 		t.Fatal(err)
 	}
-	gap := func(inflight int64) time.Duration {
-		s.inflight.Store(inflight)
-		pl := s.newPipeline(pipelineInput{stages: slowText.Stages, visible: []bool{true}, units: []int{6}})
+	want := map[int]float64{1: 1, 2: 1, 3: 1.5, 8: 4} // by requests in flight, the new one included
+	for inflight := 1; inflight <= 8; inflight++ {
+		pl := s.newPipeline(pipelineInput{profile: &s.profiles[0], stages: slowText.Stages, visible: []bool{true}, units: []int{6}})
 		out := pl.plans[0].outputs
-		return out[2] - out[1]
-	}
-	for inflight, factor := range map[int64]float64{0: 1, 1: 1, 2: 1, 3: 1.5, 8: 4} {
-		if got, want := gap(inflight), time.Duration(factor*float64(20*ms)); got != want {
-			t.Errorf("%d in flight: %v per unit, want %v", inflight, got, want)
+		factor, ok := want[inflight]
+		if got := out[2] - out[1]; ok && got != time.Duration(factor*float64(20*ms)) {
+			t.Errorf("%d in flight: %v per unit, want %v", inflight, got, time.Duration(factor*float64(20*ms)))
 		}
 	}
 }

@@ -23,31 +23,40 @@ func (s *Server) requestFault(w http.ResponseWriter, r *http.Request) (fault *Fa
 	return fault, preStream(w, r, fault)
 }
 
-// bodyFault acts out, on a single-body response, the faults that end it: an error status,
-// a reset or a failed stall. done means the response is over.
-func bodyFault(w http.ResponseWriter, r *http.Request, fault *Fault) (done bool) {
+// bodyFault acts out, on a single-body response, the faults that end it: an
+// error status, a reset or a stall the client gave up on. It ends the
+// request in the engine when it ends the response and returns why, or nil
+// when the body should go on.
+func bodyFault(w http.ResponseWriter, r *http.Request, pl *pipeline, fault *Fault) error {
 	switch fault.Kind {
 	case FaultErrorEvent:
+		pl.done(errEngineFailed)
 		writeError(w, http.StatusInternalServerError, "simulated engine failure", "")
-		return true
+		return errEngineFailed
 	case FaultReset:
+		pl.done(errAborted)
 		resetConn(w)
-		return true
+		return errAborted
 	case FaultStall:
-		return sleepCtx(r.Context(), durationOf(fault)) != nil
+		if err := sleepCtx(r.Context(), durationOf(fault)); err != nil {
+			pl.done(err)
+			return err
+		}
 	}
-	return false
+	return nil
 }
 
-// writeFull writes a non-streaming JSON body, acting out mid-stream faults
-// the only way a single body can: an error status, a reset, a stall or a
-// body cut inside its JSON.
-func writeFull(w http.ResponseWriter, r *http.Request, fault *Fault, body any) {
+// writeFull ends the request in the engine and writes its non-streaming
+// JSON body, acting out mid-stream faults the only way a single body can:
+// an error status, a reset, a stall or a body cut inside its JSON (which
+// the server believes it sent whole).
+func writeFull(w http.ResponseWriter, r *http.Request, pl *pipeline, fault *Fault, body any) {
 	if fault != nil {
-		if bodyFault(w, r, fault) {
+		if bodyFault(w, r, pl, fault) != nil {
 			return
 		}
 		if fault.Kind == FaultMalformed {
+			pl.done(nil)
 			b := mustJSON(body)
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusOK)
@@ -55,6 +64,7 @@ func writeFull(w http.ResponseWriter, r *http.Request, fault *Fault, body any) {
 			return
 		}
 	}
+	pl.done(nil)
 	writeJSON(w, http.StatusOK, body)
 }
 

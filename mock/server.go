@@ -21,7 +21,8 @@ type Server struct {
 	cfg      Config
 	profiles []Profile
 	mux      *http.ServeMux
-	inflight atomic.Int64
+	sched    *scheduler
+	metrics  *metrics
 	seq      atomic.Uint64
 
 	rngMu sync.Mutex
@@ -50,7 +51,10 @@ func New(opts ...Option) (*Server, error) {
 		cfg: cfg, profiles: profiles, mux: http.NewServeMux(),
 		rng:     rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6f6d6e696b)),
 		wsConns: map[*websocket.Conn]struct{}{},
+		sched:   newScheduler(cfg.KneeConcurrency),
 	}
+	// Keyed by &s.profiles[i], the pointers profileFor hands out.
+	s.metrics = newMetrics(s.profiles, cfg.MetricsPrefix, cfg.KneeConcurrency)
 	s.routes()
 	return s, nil
 }
@@ -58,25 +62,20 @@ func New(opts ...Option) (*Server, error) {
 func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/models", s.handleModels)
 	s.mux.HandleFunc("POST /tokenize", s.handleTokenize)
-	s.mux.HandleFunc("POST /v1/chat/completions", s.tracked(s.handleChat))
-	s.mux.HandleFunc("POST /v1/images/generations", s.tracked(s.handleImageGenerations))
-	s.mux.HandleFunc("POST /v1/images/edits", s.tracked(s.handleImageEdits))
-	s.mux.HandleFunc("POST /v1/audio/speech", s.tracked(s.handleSpeech))
+	s.mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
+	s.mux.HandleFunc("POST /v1/images/generations", s.handleImageGenerations)
+	s.mux.HandleFunc("POST /v1/images/edits", s.handleImageEdits)
+	s.mux.HandleFunc("POST /v1/audio/speech", s.handleSpeech)
 	s.mux.HandleFunc("GET /v1/audio/speech/stream", s.handleSpeechStream)
 	s.mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	if !s.cfg.NoMetrics {
+		// Without it, /metrics falls to the 404 below, as on a server without metrics.
+		s.mux.HandleFunc("GET /metrics", s.handleMetrics)
+	}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
 		// FastAPI's answer to an unknown route.
 		writeJSON(w, http.StatusNotFound, map[string]string{"detail": "Not Found"})
 	})
-}
-
-// tracked counts the request as in flight for the batch-size curve.
-func (s *Server) tracked(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		s.inflight.Add(1)
-		defer s.inflight.Add(-1)
-		h(w, r)
-	}
 }
 
 // Handler serves the simulator's routes.

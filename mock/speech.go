@@ -49,6 +49,7 @@ func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pl, g := s.speechPipeline(job.p, req.Input, req.Voice, req.Seed)
+	defer pl.done(errAborted)
 	switch job.mode {
 	case "audio":
 		s.speechRaw(r.Context(), w, job, pl, g, fault)
@@ -108,7 +109,7 @@ func (s *Server) speechPipeline(p *Profile, input string, voice json.RawMessage,
 		seedPart = strconv.FormatInt(*seedField, 10)
 	}
 	rng, seed := s.requestRNG("speech", p.Model, input, string(voice), seedPart)
-	pl := s.newPipeline(pipelineInput{stages: stages, visible: visible, units: stageUnits(stages, scale, 0),
+	pl := s.newPipeline(pipelineInput{profile: p, stages: stages, visible: visible, units: stageUnits(stages, scale, 0),
 		tokensIn: estimateTokens(input), finish: "stop", rng: rng})
 	return pl, &generator{seed: seed}
 }
@@ -138,7 +139,7 @@ func (s *Server) speechRaw(ctx context.Context, w http.ResponseWriter, job *spee
 	rc := http.NewResponseController(w)
 	_ = rc.Flush()
 	mid := midStream{f: fault}
-	_ = pl.run(ctx, func(st step, last bool) error {
+	err := pl.run(ctx, func(st step, last bool) error {
 		stage := pl.stages[st.stage]
 		b := g.tone(stage).next(stage.AudioSecondsPerChunk)
 		if st.index == 0 && job.format == "wav" {
@@ -155,6 +156,7 @@ func (s *Server) speechRaw(ctx context.Context, w http.ResponseWriter, job *spee
 		case FaultErrorEvent:
 			// A raw stream has no error event: the server aborts the body,
 			// so the client sees it end without the final chunk.
+			pl.done(errEngineFailed)
 			panic(http.ErrAbortHandler)
 		case FaultMalformed:
 			b = truncateAudio(b)
@@ -167,6 +169,7 @@ func (s *Server) speechRaw(ctx context.Context, w http.ResponseWriter, job *spee
 		}
 		return rc.Flush()
 	})
+	pl.done(err)
 }
 
 func speechUsage(pl *pipeline) map[string]any {
@@ -194,6 +197,7 @@ func (s *Server) speechSSE(ctx context.Context, w http.ResponseWriter, job *spee
 		return out.send(ctx, "speech.audio.delta", map[string]any{"type": "speech.audio.delta",
 			"audio": base64.StdEncoding.EncodeToString(b), "response_format": job.format}, last)
 	})
+	pl.done(err)
 	if err != nil {
 		return
 	}
@@ -217,13 +221,14 @@ func (s *Server) speechBody(w http.ResponseWriter, r *http.Request, job *speechJ
 		body = wavFile(rate, pcm)
 	}
 	if fault != nil {
-		if bodyFault(w, r, fault) {
+		if bodyFault(w, r, pl, fault) != nil {
 			return
 		}
 		if fault.Kind == FaultMalformed || fault.Kind == FaultTruncatedWAV {
 			body = truncateAudio(body)
 		}
 	}
+	pl.done(nil)
 	in, out := pl.tokensIn, codecTokens(pl)
 	h := w.Header()
 	h.Set("Content-Type", speechContentType(job.format))

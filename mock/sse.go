@@ -28,7 +28,7 @@ func startSSE(w http.ResponseWriter, f *Fault, onError func(*sse) error) *sse {
 
 // send writes one event (event may be "" for chat-style streams), first
 // acting on a fault due at this point; last marks the final output event.
-// errAborted means the response is over.
+// errAborted (or errEngineFailed, which wraps it) means the response is over.
 func (s *sse) send(ctx context.Context, event string, v any, last bool) error {
 	switch s.fault.next(last) {
 	case FaultStall:
@@ -46,7 +46,7 @@ func (s *sse) send(ctx context.Context, event string, v any, last bool) error {
 		if err := s.onError(s); err != nil {
 			return err
 		}
-		return errAborted
+		return errEngineFailed
 	}
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -13,6 +13,9 @@ type stagePlan struct {
 	outputs []time.Duration
 	units   []int // tokens, audio chunks (1) or images in each output
 	steps   int   // denoise steps of an image stage
+	// lead is an image stage's time to its first denoise step: its
+	// diffusion_exec_s is the rest of its generation time.
+	lead time.Duration
 }
 
 // planInput is what one request contributes to its timeline.
@@ -53,6 +56,7 @@ func buildPlan(stages []Stage, in planInput) []stagePlan {
 		}
 		t := sp.submit + gap(st.TimeToFirstOutput, false)
 		if st.Output == OutputImage {
+			sp.lead = t - sp.submit
 			sp.steps = st.DenoiseSteps
 			if in.steps > 0 {
 				sp.steps = in.steps
@@ -104,10 +108,10 @@ func stageUnits(stages []Stage, scale float64, maxTokens int) []int {
 	return out
 }
 
-// loadFactor is the batch-size curve: 1 up to the knee, then growing
-// linearly with each request in flight beyond it.
-func (s *Server) loadFactor() float64 {
-	n := int(s.inflight.Load())
+// loadFactor is the batch-size curve for a request admitted with n in flight,
+// itself included: 1 up to the knee, then growing linearly with each request
+// beyond it.
+func (s *Server) loadFactor(n int) float64 {
 	if n <= s.cfg.KneeConcurrency {
 		return 1
 	}

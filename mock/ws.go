@@ -2,7 +2,6 @@ package mock
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -200,8 +199,6 @@ func (ss *wsSession) flush(all bool) bool {
 // sentenceAudio sends audio.start, the audio and audio.done for one unit.
 // It reports false when the connection is gone.
 func (ss *wsSession) sentenceAudio(text string) bool {
-	ss.s.inflight.Add(1)
-	defer ss.s.inflight.Add(-1)
 	start := map[string]any{"type": "audio.start", "utterance_index": ss.utterance,
 		"sentence_index": ss.sentence, "sentence_text": text, "format": ss.cfg.ResponseFormat}
 	stream := ss.cfg.StreamAudio
@@ -209,6 +206,7 @@ func (ss *wsSession) sentenceAudio(text string) bool {
 		ss.sendJSON(start)
 	}
 	pl, g := ss.s.speechPipeline(ss.p, text, ss.cfg.Voice, ss.cfg.Seed)
+	defer pl.done(errAborted)
 	var all []byte
 	total, started := 0, !stream
 	err := pl.run(ss.r.Context(), func(st step, last bool) error {
@@ -234,6 +232,8 @@ func (ss *wsSession) sentenceAudio(text string) bool {
 		}
 		return ss.sendAudio(b, st.index, len(pl.plans[st.stage].outputs), last, &total)
 	})
+	// Each sentence is one request to the engine; it is counted before audio.done goes out.
+	pl.done(err)
 	failed := err == errGenerationFailed
 	if err != nil && !failed {
 		return false
@@ -248,7 +248,7 @@ func (ss *wsSession) sentenceAudio(text string) bool {
 
 // errGenerationFailed ends a sentence whose generation a fault failed; the
 // session goes on, as vLLM-Omni's does.
-var errGenerationFailed = errors.New("mock: simulated generation failure")
+var errGenerationFailed = fmt.Errorf("%w of the sentence", errEngineFailed)
 
 // sendAudio writes audio frame i of n, acting on a fault due now.
 func (ss *wsSession) sendAudio(b []byte, i, n int, last bool, total *int) error {
