@@ -37,34 +37,29 @@ func (s *Section) Text(w io.Writer) error {
 	row(&b, "Window (s):", fmt.Sprintf("%.2f", r.WindowSeconds))
 	if len(r.Gauges) > 0 {
 		header(&b, "Gauges (during the run)", '-')
-		for _, g := range r.Gauges {
-			name := rowName(g.Family, g.Selector)
-			row(&b, "Mean "+name+":", fmt.Sprintf("%.2f", g.Mean))
-			row(&b, "Max "+name+":", fmt.Sprintf("%.2f", g.Max))
+		fmt.Fprintf(&b, "%-44s %10s %10s\n", "", "Mean", "Max")
+		for _, g := range shown(r.Gauges, func(g GaugeRow) (map[string]string, bool) { return g.Selector, g.Max != 0 || g.Min != 0 }) {
+			fmt.Fprintf(&b, "%-44s %10.2f %10.2f\n", rowName(g.Family, g.Selector), g.Mean, g.Max)
 		}
 	}
 	if len(r.Counters) > 0 {
-		header(&b, "Counters (increase, per s)", '-')
-		for _, c := range r.Counters {
-			name := rowName(c.Family, c.Selector)
-			row(&b, name+":", fmt.Sprintf("%.2f", c.Increase))
-			row(&b, name+" (/s):", fmt.Sprintf("%.2f", c.Rate))
+		header(&b, "Counters (over the window)", '-')
+		fmt.Fprintf(&b, "%-44s %10s %10s\n", "", "Increase", "Per s")
+		for _, c := range shown(r.Counters, func(c CounterRow) (map[string]string, bool) { return c.Selector, c.Increase != 0 }) {
+			fmt.Fprintf(&b, "%-44s %10.2f %10.2f\n", rowName(c.Family, c.Selector), c.Increase, c.Rate)
 		}
 	}
 	if len(r.Histograms) > 0 {
-		header(&b, "Histograms (in the window)", '-')
-		for _, h := range r.Histograms {
-			name := rowName(h.Family, h.Selector)
+		header(&b, "Histograms (over the window)", '-')
+		fmt.Fprintf(&b, "%-44s %8s %8s %8s %8s\n", "", "Count", "Mean", "P50", "P99")
+		for _, h := range shown(r.Histograms, func(h HistogramRow) (map[string]string, bool) { return h.Selector, h.Count != 0 }) {
 			factor, unit := scale(h.Family)
-			row(&b, "Count "+name+":", fmt.Sprintf("%.0f", h.Count))
-			for _, st := range []struct {
-				label string
-				v     *float64
-			}{{"Mean", h.Mean}, {"P50", h.P50}, {"P99", h.P99}} {
-				if st.v != nil {
-					row(&b, st.label+" "+name+unit+":", fmt.Sprintf("%.2f", *st.v*factor))
-				}
+			name := rowName(h.Family, h.Selector)
+			if len(h.Selector) == 0 {
+				name += unit
 			}
+			line := fmt.Sprintf("%-44s %8.0f %8s %8s %8s", name, h.Count, scaled(h.Mean, factor), scaled(h.P50, factor), scaled(h.P99, factor))
+			b.WriteString(strings.TrimRight(line, " ") + "\n")
 		}
 	}
 	if len(r.Twins) > 0 {
@@ -111,6 +106,7 @@ func failedCount(r *Report) int {
 	return n
 }
 
+// rowName is a family's name, or for a stage's row the stage, indented under it.
 func rowName(family string, sel map[string]string) string {
 	if len(sel) == 0 {
 		return family
@@ -119,7 +115,46 @@ func rowName(family string, sel map[string]string) string {
 	for _, k := range sortedKeys(sel) {
 		parts = append(parts, k+"="+sel[k])
 	}
-	return family + "{" + strings.Join(parts, ",") + "}"
+	return "  " + strings.Join(parts, ",")
+}
+
+// shown keeps each family's row and, under it, its stages' rows when at least two
+// stages did something: one active stage says what the family's row says, and idle
+// stages (the engine families of models the run did not use) say nothing.
+func shown[R any](rows []R, of func(R) (sel map[string]string, active bool)) []R {
+	var out, stages []R
+	active := 0
+	flush := func() {
+		if active >= 2 {
+			for _, st := range stages {
+				if _, ok := of(st); ok {
+					out = append(out, st)
+				}
+			}
+		}
+		stages, active = stages[:0], 0
+	}
+	for _, row := range rows {
+		sel, ok := of(row)
+		if len(sel) == 0 {
+			flush()
+			out = append(out, row)
+			continue
+		}
+		stages = append(stages, row)
+		if ok {
+			active++
+		}
+	}
+	flush()
+	return out
+}
+
+func scaled(v *float64, factor float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", *v*factor)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

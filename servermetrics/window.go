@@ -105,7 +105,10 @@ func (w *Window) Add(sc Scrape) {
 				w.refused++
 				continue
 			}
-			st = &state{s: p.Series}
+			// A cumulative series first seen after the first page was created during the
+			// window (prometheus_client makes a labelled series at its first
+			// observation): it counted from 0, so its first value is all increase.
+			st = &state{s: p.Series, seen: w.pages > 1 && !p.Series.isGauge()}
 			w.series[p.Series.Key()] = st
 			w.order = append(w.order, st)
 		}

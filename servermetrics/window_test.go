@@ -206,3 +206,20 @@ func TestAThresholdOnAFamilyTheServerLacksHasNoData(t *testing.T) {
 		t.Fatalf("%+v, want a failed threshold without data", r)
 	}
 }
+
+func TestASeriesBornDuringTheWindowCountsFromZero(t *testing.T) {
+	w := NewWindow(0)
+	w.Add(scrapeOf(t, 0, Before, page{}))
+	late := scrapeOf(t, time.Second, After, page{})
+	late.Points = append(late.Points, Point{&Series{Family: "vllm_omni:audio_frames_total", Type: typeCounter,
+		Labels: []Label{{"stage", "2"}}}, 48000})
+	w.Add(late)
+	if inc, _, _ := w.counter("vllm_omni:audio_frames_total", nil); inc != 48000 {
+		t.Fatalf("increase %g: a series created after the first page lost its first value", inc)
+	}
+	first := NewWindow(0)
+	first.Add(late)
+	if inc, _, _ := first.counter("vllm_omni:audio_frames_total", nil); inc != 0 {
+		t.Fatalf("increase %g on the first page: what came before the window is not in it", inc)
+	}
+}
