@@ -137,3 +137,42 @@ func TestABadServerMetricsOptionFailsBeforeTheRun(t *testing.T) {
 		}
 	}
 }
+
+// Every piece of a distributed run scrapes the same server: the merge reads the first
+// piece's pages only, and says it left the others out.
+func TestMergeCountsTheServersPagesOnce(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(&fakeMetrics{})
+	defer srv.Close()
+	o := Options{Outs: []string{"json=out.ndjson"}}
+	o.Omni.ServerMetrics = ServerMetricsOptions{URL: srv.URL}
+	live := runScript(t, plainScript, o, nil)
+	raw, err := os.ReadFile(filepath.Join(live.dir, "out.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+	var pages []string
+	for _, l := range lines {
+		if strings.Contains(l, `"type":"ServerScrape"`) {
+			pages = append(pages, l)
+		}
+	}
+	paths := splitFile(t, resultFile{t: t, dir: live.dir, lines: lines, live: live}, 2, 3, 0, nil)
+	f, err := os.OpenFile(paths[1], os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(strings.Join(pages, "\n") + "\n")
+	f.Close()
+	_, merged, logs, err := mergeFiles(t, MergeOptions{Paths: paths})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := block(t, merged), block(t, live.stdout); got != want {
+		t.Errorf("merged block:\n%s\nthe run's:\n%s", got, want)
+	}
+	if !strings.Contains(logs, "server pages of a second piece") {
+		t.Errorf("the second piece's pages were left out without a word:\n%s", logs)
+	}
+}
