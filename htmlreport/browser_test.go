@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,8 +17,8 @@ import (
 
 // checkInBrowser opens a report in headless Chromium, offline, and checks what a reader
 // would see: no console error, exception or request; every chart drawn; a screenshot
-// that is not blank.
-func checkInBrowser(t *testing.T, path string) {
+// that is not blank. It returns the page for more checks.
+func checkInBrowser(t *testing.T, path string) *chromium.Page {
 	t.Helper()
 	page := chromium.Open(t, path, chromium.WindowSize(1400, 1000))
 	page.WaitFor(`window.omnikReportReady === true`, 0)
@@ -37,12 +38,79 @@ func checkInBrowser(t *testing.T, path string) {
 	if errs := page.Errors(); len(errs) > 0 {
 		t.Errorf("the page reported %d errors:\n%v", len(errs), errs)
 	}
+	return page
 }
 
 func TestReportRendersInABrowser(t *testing.T) {
 	t.Parallel()
 	_, path := reportOf(t, fixture)
-	checkInBrowser(t, path)
+	page := checkInBrowser(t, path)
+	var server int
+	page.Eval(`document.querySelectorAll("#server, a[href='#server']").length`, &server)
+	if server != 0 {
+		t.Errorf("a run without server pages shows %d Server metrics elements", server)
+	}
+}
+
+// The Server metrics part of a run whose server named a stage with markup: its charts
+// drawn on the run's axis, its reconciliation rows, and the stage name, the page's URL
+// and a failure's detail shown as text wherever they appear, tooltips included.
+func TestServerPartRendersInABrowserWithHostileNames(t *testing.T) {
+	t.Parallel()
+	_, path := reportOf(t, withServerPages(t, hostileURL, hostilePages(t)))
+	page := checkInBrowser(t, path)
+	var got struct {
+		Charts, Twins int
+		Families      []string
+		URL, Detail   string
+		StageCell     bool
+		AxisMax       float64
+		TimeAxisMax   float64
+		Imgs          int
+	}
+	page.Eval(`(() => {
+	  const s = document.getElementById("server");
+	  const chart = s.querySelector(".chart");
+	  return {charts: s.querySelectorAll(".chart").length, twins: s.querySelectorAll("table.twins tr.twin").length,
+	    families: [...s.querySelectorAll(".panel h3")].map(h => h.textContent),
+	    url: s.querySelector("table td:last-child").textContent,
+	    detail: [...s.querySelectorAll("td")].find(td => td.textContent.startsWith("failed: timeout")).nextSibling.textContent,
+	    stageCell: [...s.querySelectorAll("td")].some(td => td.textContent.includes("{stage=<img src=x")),
+	    axisMax: echarts.getInstanceByDom(chart).getOption().xAxis[0].max,
+	    timeAxisMax: echarts.getInstanceByDom(document.querySelector("#time .chart")).getOption().xAxis[0].max,
+	    imgs: document.querySelectorAll("img").length};
+	})()`, &got)
+	if got.Charts != 4 || strings.Join(got.Families, ",") != "vllm:num_requests_running,vllm:num_requests_waiting,vllm_omni:stage_inflight_requests,__proto__" {
+		t.Errorf("%d server charts: %v", got.Charts, got.Families)
+	}
+	// TTFT and AUDIO_RTF: n, mean, p50, p99 each.
+	if got.Twins != 8 {
+		t.Errorf("%d reconciliation rows, want 8", got.Twins)
+	}
+	// One axis with the Over time charts: the run's four 1-second buckets, which the
+	// After page (3.4 s) falls within.
+	if got.AxisMax != 4 || got.TimeAxisMax != 4 {
+		t.Errorf("the server's axis ends at %v s, the run's at %v s; want 4", got.AxisMax, got.TimeAxisMax)
+	}
+	if got.URL != hostileURL || got.Detail != hostileDetail || !got.StageCell || got.Imgs != 0 {
+		t.Errorf("hostile text not shown as text: %+v", got)
+	}
+	// The stage's line in its tooltip, which is HTML.
+	page.Eval(`(() => {
+	  const div = [...document.querySelectorAll("#server .panel")].find(p => p.querySelector("h3").textContent.includes("stage_inflight")).querySelector(".chart");
+	  const chart = echarts.getInstanceByDom(div);
+	  const [px, py] = chart.convertToPixel({xAxisIndex: 0, yAxisIndex: 0}, [1.5, 2]);
+	  chart.getZr().handler.dispatch("mousemove", {zrX: px, zrY: py});
+	})()`, nil)
+	page.WaitFor(`[...document.querySelectorAll("#server .panel div")].some(d => d.textContent.includes("stage=<img src=x onerror="))`, 0)
+	var pwned string
+	page.Eval(`document.body.getAttribute("data-pwned") || ""`, &pwned)
+	if pwned != "" {
+		t.Errorf("server text ran as HTML (%s)", pwned)
+	}
+	if errs := page.Errors(); len(errs) > 0 {
+		t.Errorf("the page reported errors: %v", errs)
+	}
 }
 
 // A run with nothing to draw but failures still makes a page without errors.

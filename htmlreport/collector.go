@@ -1,6 +1,7 @@
 // Package htmlreport turns a run's result stream into one self-contained HTML file: the
-// summary's tables, time series, distributions, per-stage views and request waterfalls,
-// drawn by Apache ECharts, which is embedded with its license. Its Collector is a
+// summary's tables, time series, distributions, per-stage views, request waterfalls and,
+// when the run read it, the server's own /metrics page, drawn by Apache ECharts, which
+// is embedded with its license. Its Collector is a
 // subscriber of the record stream like every other view, live (--out html=FILE) and from
 // a result file (omnik report --html); its memory is bounded whatever the run's length.
 package htmlreport

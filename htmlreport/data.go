@@ -35,6 +35,8 @@ type Data struct {
 	Dists      []Distribution             `json:"distributions"`
 	Stages     []Stage                    `json:"stages"`
 	Waterfalls []Waterfall                `json:"waterfalls"`
+	// Server is what the server's /metrics said, when the run read it; absent otherwise.
+	Server *Server `json:"server,omitempty"`
 }
 
 // Metric is one METRICS row.
@@ -92,6 +94,10 @@ func (c *Collector) Data(s *metrics.Summary, started time.Time) *Data {
 		d.Metrics = append(d.Metrics, Metric{name, s.Metrics[name]})
 	}
 	for _, sec := range s.Sections {
+		if sec.Name() == serverSection {
+			d.Server = serverOf(sec)
+			continue
+		}
 		var b bytes.Buffer
 		if sec.Text(&b) == nil {
 			d.Blocks = append(d.Blocks, parseBlocks(b.String())...)

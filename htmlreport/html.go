@@ -22,6 +22,8 @@ var (
 	commonJS string
 	//go:embed assets/report.js
 	reportJS string
+	//go:embed assets/server.js
+	serverJS string
 	//go:embed assets/compare.js
 	compareJS string
 	//go:embed assets/report.css
@@ -37,10 +39,13 @@ func (d *Data) WriteHTML(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return writePage(w, page{title: "omnik report: " + d.Title, payload: payload, script: reportJS, nav: [][2]string{
-		{"overview", "Overview"}, {"thresholds", "Thresholds"}, {"failures", "Failures"}, {"time", "Over time"},
-		{"distributions", "Distributions"}, {"stages", "Stages"}, {"waterfalls", "Waterfalls"},
-		{"blocks", "Serving/Stage blocks"}, {"metrics", "Metrics"}, {"run", "Run"}}})
+	nav := [][2]string{{"overview", "Overview"}, {"thresholds", "Thresholds"}, {"failures", "Failures"}, {"time", "Over time"}}
+	if d.Server != nil {
+		nav = append(nav, [2]string{"server", "Server metrics"})
+	}
+	nav = append(nav, [][2]string{{"distributions", "Distributions"}, {"stages", "Stages"}, {"waterfalls", "Waterfalls"},
+		{"blocks", "Serving/Stage blocks"}, {"metrics", "Metrics"}, {"run", "Run"}}...)
+	return writePage(w, page{title: "omnik report: " + d.Title, payload: payload, script: serverJS + reportJS, nav: nav})
 }
 
 // dataSection finds a page's data section; DataSection reads it back.

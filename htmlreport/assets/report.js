@@ -62,12 +62,18 @@
   var g = el("div", { "class": "grid" });
   overTime.appendChild(g);
   var x = tl.t;
+  // One axis for the run's timelines and the server's gauges, whose pages start before
+  // the first request and end after the last.
+  var axis = { min: 0, max: x.length ? x[x.length - 1] + tl.bucket_s : 1 };
+  (data.server ? data.server.gauges : []).forEach(function (sg) {
+    sg.timeline.t.forEach(function (t) { if (t !== null) { axis.min = Math.min(axis.min, t); axis.max = Math.max(axis.max, t); } });
+  });
   function timeChart(title, series, yName, note) {
     var p = panel(title, note);
     g.appendChild(p.node);
     draw(p.chart, {
       tooltip: { trigger: "axis" }, legend: { top: 0 }, grid: grid(),
-      xAxis: { type: "value", name: "s", min: 0, max: x.length ? x[x.length - 1] + tl.bucket_s : 1 },
+      xAxis: { type: "value", name: "s", min: axis.min, max: axis.max },
       yAxis: { type: "value", name: yName },
       series: series.map(function (s) {
         // A count holds for its whole bucket (a step to the bucket's end); a rate is drawn
@@ -107,12 +113,15 @@
         return shown.length ? fmt(shown[0].value[0]) + " s<br>" + shown.map(function (q) { return q.marker + esc(q.seriesName) + " " + fmt(q.value[1], "ms"); }).join("<br>") : "";
       } },
       legend: { top: 0, data: ["p50", "p90", "p99"] }, grid: grid(),
-      xAxis: { type: "value", name: "s", min: 0, max: x.length ? x[x.length - 1] + tl.bucket_s : 1 },
+      xAxis: { type: "value", name: "s", min: axis.min, max: axis.max },
       yAxis: { type: "value", name: "ms" },
       series: [band("band base", b.p50, 0), band("band p50-p90", diff(b.p90, b.p50), 0.25), band("band p90-p99", diff(b.p99, b.p90), 0.12),
         line("p50", b.p50, "#1c4f9c", 2), line("p90", b.p90, "#e8590c", 1), line("p99", b.p99, "#c92a2a", 1)],
     });
   });
+
+  // Server metrics (server.js), when the run read the server's page.
+  omnikServer(ui, axis);
 
   // Distributions
   var byMeasure = {};
