@@ -19,6 +19,8 @@ type push struct {
 	reqs     []*prompb.WriteRequest
 	points   []int     // samples and histograms per request
 	native   bool      // it carries native histograms
+	zeros    []*series // the series whose first 0 it carries
+	selfZero bool      // it carries the output's own counters' first 0
 	final    bool      // the push at Stop
 	deadline time.Time // of the push, retries and a classic resend included
 }
@@ -47,6 +49,18 @@ func (st *state) build(ts int64, self selfCounts) *push {
 	}
 	for _, se := range st.order {
 		name := se.fam.name
+		zero := !se.zeroSent && se.zeroAt < ts
+		se.zeroSent = true
+		if zero {
+			p.zeros = append(p.zeros, se)
+		}
+		sample := func(labels []prompb.Label, v float64) prompb.TimeSeries {
+			s := sample(labels, v)
+			if zero {
+				s.Samples = append([]prompb.Sample{{Value: 0, Timestamp: se.zeroAt}}, s.Samples...)
+			}
+			return s
+		}
 		switch se.fam.kind {
 		case metrics.Counter:
 			emit(sample(with(se.labels, name), se.sum))
@@ -58,7 +72,11 @@ func (st *state) build(ts int64, self selfCounts) *push {
 		case metrics.Trend:
 			if se.native != nil && st.mode != Classic {
 				p.native = true
-				emit(prompb.TimeSeries{Labels: with(se.labels, name), Histograms: []prompb.Histogram{se.native.proto(ts)}})
+				hs := []prompb.Histogram{se.native.proto(ts)}
+				if zero {
+					hs = append([]prompb.Histogram{newNativeHist().proto(se.zeroAt)}, hs...)
+				}
+				emit(prompb.TimeSeries{Labels: with(se.labels, name), Histograms: hs})
 				continue
 			}
 			h := se.classic
@@ -75,12 +93,23 @@ func (st *state) build(ts int64, self selfCounts) *push {
 			emit(sample(with(se.labels, name+"_count"), float64(h.count)))
 		}
 	}
+	// The output's own counters start at 0 with the run, sent with the first push.
+	p.selfZero = !st.selfZeroSent && st.start < ts
+	st.selfZeroSent = true
+	self0 := func(labels []prompb.Label, v float64) prompb.TimeSeries {
+		s := sample(labels, v)
+		if p.selfZero {
+			s.Samples = append([]prompb.Sample{{Value: 0, Timestamp: st.start}}, s.Samples...)
+		}
+		return s
+	}
+	st.zeroFloor = ts + 1
 	id := []prompb.Label{{Name: LabelTestID, Value: st.selfID()}}
-	emit(sample(with(id, selfDropped, prompb.Label{Name: "reason", Value: "buffer_full"}), float64(self.bufferFull)))
-	emit(sample(with(id, selfDropped, prompb.Label{Name: "reason", Value: "series_cap"}), float64(self.capped)))
-	emit(sample(with(id, selfPushes), float64(self.pushes)))
-	emit(sample(with(id, selfPushesFailed), float64(self.failed)))
-	emit(sample(with(id, selfPushesSkipped), float64(self.skipped)))
+	emit(self0(with(id, selfDropped, prompb.Label{Name: "reason", Value: "buffer_full"}), float64(self.bufferFull)))
+	emit(self0(with(id, selfDropped, prompb.Label{Name: "reason", Value: "series_cap"}), float64(self.capped)))
+	emit(self0(with(id, selfPushes), float64(self.pushes)))
+	emit(self0(with(id, selfPushesFailed), float64(self.failed)))
+	emit(self0(with(id, selfPushesSkipped), float64(self.skipped)))
 	if len(cur) > 0 {
 		p.reqs = append(p.reqs, &prompb.WriteRequest{Timeseries: cur})
 		p.points = append(p.points, points)

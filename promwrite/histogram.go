@@ -175,6 +175,3 @@ func (h *classicHist) add(v float64) {
 	h.sum += v
 	h.count++
 }
-
-// nativeUpper is the upper bound of native bucket i: 2^(i/8).
-func nativeUpper(i int32) float64 { return math.Exp2(float64(i) / float64(len(nativeBounds))) }

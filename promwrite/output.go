@@ -100,9 +100,6 @@ func New(spec string, opts ...Option) (*Output, error) {
 // Description implements metrics.Output: the spec, credentials redacted.
 func (o *Output) Description() string { return o.desc }
 
-// Config is the parsed spec.
-func (o *Output) Config() Config { return *o.cfg }
-
 // Start implements metrics.Output: it starts the fold and push goroutines and the
 // interval's ticker. It does not reach the receiver: one that is down costs pushes,
 // counted, not the run.
@@ -113,8 +110,10 @@ func (o *Output) Start() error {
 		return fmt.Errorf("output %s: started twice or after Stop", o.desc)
 	}
 	o.started = true
-	id := "omnik-" + o.set.now().UTC().Format("20060102-150405")
-	o.st = newState(o.cfg, id)
+	start := o.set.now()
+	id := "omnik-" + start.UTC().Format("20060102-150405")
+	o.st = newState(o.cfg, id, start.UnixMilli())
+	o.lastTS = start.UnixMilli() // pushes come after the zeros at the start
 	o.ticks, o.stopTicker = o.set.ticks, func() {}
 	if o.ticks == nil {
 		t := time.NewTicker(o.cfg.Interval)
@@ -266,7 +265,7 @@ func (o *Output) sendLoop() {
 // at once (the final push within its own deadline).
 func (o *Output) handle(r outcome, resend bool) {
 	if r.refused && o.st.mode == Auto {
-		o.st.toClassic()
+		o.st.toClassic(r.p)
 		o.set.log.Warn(fmt.Sprintf("--out %s: the receiver refuses native histograms (%v); sending classic ones (_bucket, _sum, _count) for the rest of the run", o.desc, r.err))
 		if resend {
 			deadline := time.Now().Add(o.cfg.Timeout)
@@ -291,7 +290,8 @@ func (o *Output) handle(r outcome, resend bool) {
 	}
 }
 
-// report says what the run lost, or nil.
+// report says what the run lost, or nil when it lost nothing (skipped pushes alone are
+// a warning in the log).
 func (o *Output) report() error {
 	var parts []string
 	if o.failed > 0 {
@@ -303,8 +303,9 @@ func (o *Output) report() error {
 		}
 		parts = append(parts, s)
 	}
+	skipped := ""
 	if o.skipped > 0 {
-		parts = append(parts, fmt.Sprintf("%d pushes skipped: the one before was still in flight (interval %v, timeout %v)", o.skipped, o.cfg.Interval, o.cfg.Timeout))
+		skipped = fmt.Sprintf("%d pushes skipped: the one before was still in flight (interval %v, timeout %v)", o.skipped, o.cfg.Interval, o.cfg.Timeout)
 	}
 	if n := o.st.capped; n > 0 {
 		refused := fmt.Sprint(len(o.st.refused))
@@ -320,7 +321,14 @@ func (o *Output) report() error {
 		parts = append(parts, fmt.Sprintf("%d samples came after it stopped", n))
 	}
 	if len(parts) == 0 {
+		// Skipped pushes lose no data, only resolution: the next push carries it.
+		if skipped != "" {
+			o.set.log.Warn(fmt.Sprintf("--out %s: %s; the series have gaps, no loss", o.desc, skipped))
+		}
 		return nil
+	}
+	if skipped != "" {
+		parts = append(parts, skipped)
 	}
 	return fmt.Errorf("output %s: %s", o.desc, strings.Join(parts, "; "))
 }

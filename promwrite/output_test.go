@@ -117,10 +117,10 @@ func TestNativeHistogramBuckets(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts, ok := recv.latest()[`omnik_audio_rtf{testid="n"}`]
-	if !ok || len(ts.Histograms) != 1 {
-		t.Fatalf("no native histogram; have %v", recv.keys())
+	if !ok || len(ts.Histograms) != 2 || ts.Histograms[0].GetCountInt() != 0 {
+		t.Fatalf("want the zero histogram at the start and the histogram; have %v", ts.Histograms)
 	}
-	hist := ts.Histograms[0]
+	hist := ts.Histograms[1]
 	if hist.Schema != NativeSchema || hist.GetCountInt() != uint64(len(values)) || hist.GetZeroCountInt() != 1 {
 		t.Errorf("schema %d count %d zero %d", hist.Schema, hist.GetCountInt(), hist.GetZeroCountInt())
 	}
@@ -194,6 +194,12 @@ func TestAutoFallsBackToClassicOnce(t *testing.T) {
 	}
 	if got := recv.value(`omnik_requests_total{testid="a"}`); got != 1 {
 		t.Errorf("the counter of the refused request was not resent: %v", got)
+	}
+	// The refused request's zeros at the start go again: nothing of it was kept.
+	for _, key := range []string{`omnik_requests_total{testid="a"}`, `omnik_ttft_seconds_count{testid="a"}`, `omnik_remote_write_pushes_total{testid="a"}`} {
+		if s := recv.latest()[key].Samples; len(s) != 2 || s[0].Value != 0 {
+			t.Errorf("%s: %v, want its 0 at the start and its value", key, s)
+		}
 	}
 	h.out.AddSamples([]metrics.Sample{sample(ttft, 20)}, true)
 	if err := h.push(); err != nil {
@@ -357,11 +363,15 @@ func TestTimestampsMoveForward(t *testing.T) {
 	for _, req := range recv.requests() {
 		for _, ts := range req.Timeseries {
 			if seriesString(ts.Labels) == `omnik_iterations_total{testid="omnik-20260101-000000"}` {
-				stamps = append(stamps, ts.Samples[0].Timestamp)
+				for _, s := range ts.Samples {
+					stamps = append(stamps, s.Timestamp)
+				}
 			}
 		}
 	}
-	want := fmt.Sprint([]int64{still.UnixMilli(), still.UnixMilli() + 1, still.UnixMilli() + 2})
+	// The zero at the start, then the three pushes.
+	ms := still.UnixMilli()
+	want := fmt.Sprint([]int64{ms, ms + 1, ms + 2, ms + 3})
 	if fmt.Sprint(stamps) != want {
 		t.Errorf("timestamps %v, want %v", stamps, want)
 	}
@@ -453,4 +463,76 @@ func TestCredentialsAreSentNeverPrinted(t *testing.T) {
 		}
 	}
 	contains(t, "Stop's error", stopErr.Error(), "401", "REDACTED")
+}
+
+// Pushes skipped while one was in flight lose nothing: Stop reports no error, and the
+// log says the series have gaps.
+func TestSkippedPushesAloneAreAWarning(t *testing.T) {
+	t.Parallel()
+	recv := newReceiver(t)
+	release := make(chan struct{})
+	recv.answer = func(*prompb.WriteRequest, http.Header) (int, string) { <-release; return 0, "" }
+	h := startOutput(t, recv, ",testid=skip")
+	m := h.reg.MustNew("iterations", metrics.Counter, metrics.Default)
+	h.out.AddSamples([]metrics.Sample{sample(m, 1)}, false)
+	h.ticks <- time.Time{} // in flight until released
+	h.ticks <- time.Time{} // skipped
+	close(release)
+	if err := <-h.idle; err != nil {
+		t.Fatal(err)
+	}
+	if err := h.out.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	contains(t, "the log", h.logs.String(), "1 pushes skipped", "no loss")
+	if got := recv.value(`omnik_remote_write_pushes_skipped_total{testid="skip"}`); got != 1 {
+		t.Errorf("the output's own skip counter = %v", got)
+	}
+}
+
+// A counter, rate or histogram series is sent once with a 0 from when it was last known
+// to be 0 (the run's start, or just after the push before it appeared), so rate() sees
+// its first increase; never again, since the receiver would refuse it as out of order.
+// Gauges have no such zero.
+func TestNewSeriesStartAtZeroOnce(t *testing.T) {
+	t.Parallel()
+	recv := newReceiver(t)
+	h := startOutput(t, recv, ",testid=z,histograms=classic")
+	reqs := h.reg.MustNew("requests", metrics.Counter, metrics.Default)
+	vus := h.reg.MustNew("vus", metrics.Gauge, metrics.Default)
+	h.out.AddSamples([]metrics.Sample{sample(reqs, 1, "n", "a"), sample(vus, 2)}, false)
+	if err := h.push(); err != nil {
+		t.Fatal(err)
+	}
+	h.out.AddSamples([]metrics.Sample{sample(reqs, 1, "n", "a"), sample(reqs, 1, "n", "b")}, false)
+	if err := h.push(); err != nil {
+		t.Fatal(err)
+	}
+	_ = h.out.Stop()
+	pushes := recv.requests()
+	samples := func(push int, key string) string {
+		for _, ts := range pushes[push].Timeseries {
+			if seriesString(ts.Labels) == key {
+				return fmt.Sprint(ts.Samples)
+			}
+		}
+		return "none"
+	}
+	start := h.out.st.start
+	first := pushes[0].Timeseries[0].Samples[1].Timestamp
+	second := pushes[1].Timeseries[0].Samples[0].Timestamp
+	for _, tc := range []struct {
+		push      int
+		key, want string
+	}{
+		{0, `omnik_requests_total{n="a",testid="z"}`, fmt.Sprint([]prompb.Sample{{Value: 0, Timestamp: start}, {Value: 1, Timestamp: first}})},
+		{0, `omnik_vus{testid="z"}`, fmt.Sprint([]prompb.Sample{{Value: 2, Timestamp: first}})},
+		{1, `omnik_requests_total{n="a",testid="z"}`, fmt.Sprint([]prompb.Sample{{Value: 2, Timestamp: second}})},
+		{1, `omnik_requests_total{n="b",testid="z"}`, fmt.Sprint([]prompb.Sample{{Value: 0, Timestamp: first + 1}, {Value: 1, Timestamp: second}})},
+		{0, `omnik_remote_write_pushes_total{testid="z"}`, fmt.Sprint([]prompb.Sample{{Value: 0, Timestamp: start}, {Value: 1, Timestamp: first}})},
+	} {
+		if got := samples(tc.push, tc.key); got != tc.want {
+			t.Errorf("push %d, %s: %s, want %s", tc.push+1, tc.key, got, tc.want)
+		}
+	}
 }

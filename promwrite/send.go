@@ -53,8 +53,9 @@ func (s *sender) send(ctx context.Context, p *push, fallback bool) outcome {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	o := outcome{p: p}
-	var refusal error
+	var refusal, retried error
 	onRetry := remote.WithWriteRetryCallback(func(err error) {
+		retried = err
 		if fallback && p.native && refusesHistograms(err) {
 			refusal = err
 			cancel()
@@ -70,9 +71,14 @@ func (s *sender) send(ctx context.Context, p *push, fallback bool) outcome {
 		}
 		o.refused = fallback && p.native && refusesHistograms(err)
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// The deadline may come during a backoff: the retried error says why.
+			if retried != nil {
+				err = retried
+			}
 			err = fmt.Errorf("timed out (the push's timeout, retries included): %w", err)
 		}
-		o.err = errors.New(s.redact(err.Error()))
+		// A server's answer ends with a newline, and may hold more.
+		o.err = errors.New(s.redact(strings.Join(strings.Fields(err.Error()), " ")))
 		for _, n := range p.points[i:] {
 			o.unsent += n
 		}

@@ -24,6 +24,12 @@ type series struct {
 	falses   uint64
 	native   *nativeHist  // Trend, unless the mode is classic
 	classic  *classicHist // Trend, unless the mode is native
+	// zeroAt is when the series was last known to be 0: the run's start, or just after
+	// the push before it appeared. Its first push sends that 0 too, so rate() and
+	// increase() see the first samples' increase; it is sent once, since a sample
+	// older than one the receiver holds would be refused as out of order.
+	zeroAt   int64
+	zeroSent bool
 }
 
 func (s *series) add(v float64, at time.Time) {
@@ -85,14 +91,17 @@ type state struct {
 	next     int
 	names    map[string]string
 
-	capped      int64 // samples of new series past maxSeries
-	refused     map[seriesKey]struct{}
-	refusedMore bool // refused outgrew maxRefusedKept
+	start        int64 // the run's start (milliseconds)
+	selfZeroSent bool  // the output's own counters' 0 at the start went out
+	zeroFloor    int64 // the zeroAt of series created now
+	capped       int64 // samples of new series past maxSeries
+	refused      map[seriesKey]struct{}
+	refusedMore  bool // refused outgrew maxRefusedKept
 }
 
-func newState(c *Config, defaultID string) *state {
+func newState(c *Config, defaultID string, start int64) *state {
 	return &state{
-		mode: c.Mode, testID: c.TestID, defaultID: defaultID, maxSeries: c.MaxSeries,
+		mode: c.Mode, testID: c.TestID, defaultID: defaultID, maxSeries: c.MaxSeries, start: start, zeroFloor: start,
 		families: map[*metrics.Metric]*family{}, index: map[seriesKey]*series{},
 		names: map[string]string{}, refused: map[seriesKey]struct{}{},
 	}
@@ -136,7 +145,7 @@ func (st *state) newSeries(k seriesKey, labels []prompb.Label) *series {
 		f = &fam
 		st.families[k.m] = f
 	}
-	se := &series{fam: f, labels: labels}
+	se := &series{fam: f, labels: labels, zeroAt: st.zeroFloor, zeroSent: f.kind == metrics.Gauge}
 	if f.kind == metrics.Trend {
 		if st.mode != Classic {
 			se.native = newNativeHist()
@@ -151,11 +160,22 @@ func (st *state) newSeries(k seriesKey, labels []prompb.Label) *series {
 }
 
 // toClassic drops the native histograms once the receiver refused them; the classic
-// ones were kept alongside from the start, so nothing is lost.
-func (st *state) toClassic() {
+// ones were kept alongside from the start, so nothing is lost. The refused push was
+// kept by nothing (Prometheus rolls it back), so the zeros it carried go again.
+func (st *state) toClassic(refused *push) {
+	for _, se := range refused.zeros {
+		se.zeroSent = false
+	}
+	if refused.selfZero {
+		st.selfZeroSent = false
+	}
 	st.mode = Classic
 	for _, se := range st.order {
-		se.native = nil
+		if se.native != nil {
+			se.native = nil
+			// The _bucket, _sum and _count series are new to the receiver.
+			se.zeroSent = false
+		}
 	}
 }
 
