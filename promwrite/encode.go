@@ -44,7 +44,7 @@ func (st *state) build(ts int64, self selfCounts) *push {
 			cur, points = nil, 0
 		}
 	}
-	sample := func(labels []prompb.Label, v float64) prompb.TimeSeries {
+	point := func(labels []prompb.Label, v float64) prompb.TimeSeries {
 		return prompb.TimeSeries{Labels: labels, Samples: []prompb.Sample{{Value: v, Timestamp: ts}}}
 	}
 	for _, se := range st.order {
@@ -55,7 +55,7 @@ func (st *state) build(ts int64, self selfCounts) *push {
 			p.zeros = append(p.zeros, se)
 		}
 		sample := func(labels []prompb.Label, v float64) prompb.TimeSeries {
-			s := sample(labels, v)
+			s := point(labels, v)
 			if zero {
 				s.Samples = append([]prompb.Sample{{Value: 0, Timestamp: se.zeroAt}}, s.Samples...)
 			}
@@ -97,7 +97,7 @@ func (st *state) build(ts int64, self selfCounts) *push {
 	p.selfZero = !st.selfZeroSent && st.start < ts
 	st.selfZeroSent = true
 	self0 := func(labels []prompb.Label, v float64) prompb.TimeSeries {
-		s := sample(labels, v)
+		s := point(labels, v)
 		if p.selfZero {
 			s.Samples = append([]prompb.Sample{{Value: 0, Timestamp: st.start}}, s.Samples...)
 		}
