@@ -17,6 +17,7 @@ import (
 	"github.com/omnik-dev/omnik/metrics"
 	"github.com/omnik-dev/omnik/modules/omni/record"
 	"github.com/omnik-dev/omnik/modules/omni/report"
+	"github.com/omnik-dev/omnik/promwrite"
 	"github.com/omnik-dev/omnik/servermetrics"
 )
 
@@ -281,7 +282,13 @@ func openOutputs(specs []string, log *slog.Logger) (metrics.Outputs, error) {
 			// Said once, up front, so nobody looks in the CSV for what only JSON holds.
 			log.Info("--out " + s + " holds metric points, one row per sample; request records (what omnik report reads) are written only by --out json=FILE")
 		}
-		o, err := metrics.NewOutput(s)
+		var o metrics.Output
+		var err error
+		if promwrite.IsSpec(s) {
+			o, err = promwrite.New(s, promwrite.WithLogger(log))
+		} else {
+			o, err = metrics.NewOutput(s)
+		}
 		if err != nil {
 			_ = outs.Stop()
 			return nil, engine.Invalid(err)

@@ -140,7 +140,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.disableTQDM, "disable-tqdm", false, "no progress output (as --quiet)")
 	fs.BoolVar(&f.printScript, "print-script", false, "print the scenario script this command runs, and exit")
 	fs.StringArrayVar(&f.run.thresholds, "threshold", nil, "threshold EXPR (repeatable; exit 99 when one fails)")
-	fs.StringArrayVarP(&f.run.outs, "out", "o", nil, "json=FILE, csv=FILE or html=FILE (the HTML report) (repeatable)")
+	fs.StringArrayVarP(&f.run.outs, "out", "o", nil, "json=FILE, csv=FILE, html=FILE (the HTML report) or prometheus=URL[,key=value…] (live, by remote write) (repeatable)")
 	fs.StringVar(&f.run.summaryExport, "summary-export", "", "write the summary as JSON to FILE")
 	fs.BoolVar(&f.run.omni.mock, "mock", false, "benchmark the built-in simulated vLLM-Omni server")
 	fs.BoolVarP(&f.run.quiet, "quiet", "q", false, "no progress output")

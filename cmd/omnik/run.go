@@ -51,7 +51,7 @@ the exit code and a summary is printed at the end. Exit codes: docs/cli.md.`,
 	}
 	fs := cmd.Flags()
 	f.register(fs)
-	fs.StringArrayVarP(&f.outs, "out", "o", nil, "write results: json=FILE[.gz] (NDJSON: records and points, omnik report reads it), csv=FILE, or html=FILE (the HTML report, written at the end) (repeatable)")
+	fs.StringArrayVarP(&f.outs, "out", "o", nil, "write results: json=FILE[.gz] (NDJSON: records and points, omnik report reads it), csv=FILE, html=FILE (the HTML report, written at the end), or prometheus=URL[,interval=5s,testid=ID,histograms=auto|native|classic,max_series=N,timeout=D] (live, by remote write; docs/prometheus.md) (repeatable)")
 	fs.StringVar(&f.summaryExport, "summary-export", "", "write the summary as JSON to FILE")
 	fs.BoolVar(&f.noSummary, "no-summary", false, "do not print the end-of-test summary")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output")
