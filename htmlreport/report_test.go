@@ -53,19 +53,7 @@ func TestReportDataSectionMatchesGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	got.WriteByte('\n')
-	golden := "testdata/mixed.data.golden.json"
-	if *update {
-		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got.Bytes(), want) {
-		t.Errorf("data section differs from %s (go test ./htmlreport -update rewrites it); got:\n%.3000s", golden, got.String())
-	}
+	checkGolden(t, "testdata/mixed.data.golden.json", got.Bytes())
 }
 
 // knownURL are the URLs ECharts names without loading them: XML namespaces and licenses.
@@ -126,5 +114,22 @@ func TestReportDataHasEverySection(t *testing.T) {
 	}
 	if !strings.Contains(string(d["schema"]), "omnik.report/v1") {
 		t.Errorf("schema %s", d["schema"])
+	}
+}
+
+// checkGolden compares got with the golden file, which -update rewrites.
+func checkGolden(t *testing.T, golden string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test ./htmlreport -update rewrites it); got:\n%.3000s", golden, got)
 	}
 }

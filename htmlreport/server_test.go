@@ -195,19 +195,7 @@ func TestServerPartOfAReportMatchesGolden(t *testing.T) {
 		t.Fatalf("no server part: %v", err)
 	}
 	got.WriteByte('\n')
-	golden := "testdata/server.data.golden.json"
-	if *update {
-		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got.Bytes(), want) {
-		t.Errorf("server part differs from %s (go test ./htmlreport -update rewrites it); got:\n%.3000s", golden, got.String())
-	}
+	checkGolden(t, "testdata/server.data.golden.json", got.Bytes())
 	// The rest is the fixture's report: the Serving/Stage blocks are untouched, the
 	// server's text block is not among them.
 	plain, _ := reportOf(t, fixture)

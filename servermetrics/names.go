@@ -25,16 +25,6 @@ func recognised(name string) bool {
 	return strings.HasPrefix(name, prefixVLLM) || strings.HasPrefix(name, prefixOmni)
 }
 
-// shortName drops the prefix for the block's rows: "num_requests_waiting".
-func shortName(name string) string {
-	for _, p := range []string{prefixOmni, prefixVLLM} {
-		if rest, ok := strings.CutPrefix(name, p); ok {
-			return rest
-		}
-	}
-	return name
-}
-
 // averaged reports whether a gauge's series are averaged rather than summed when
 // several make one value (replicas' KV-cache usage, not their queue lengths).
 func averaged(name string) bool {

@@ -65,9 +65,6 @@ func (s *Series) Key() string {
 	return s.key
 }
 
-// group is the histogram a bucket, sum or count belongs to: family and labels.
-func (s *Series) group() string { return s.Family + "|" + labelKey(s.Labels) }
-
 func labelKey(ls []Label) string {
 	var b strings.Builder
 	for i, l := range ls {
@@ -106,9 +103,6 @@ type Point struct {
 	Series *Series
 	Value  float64
 }
-
-// errNoFamilies is a page that parsed but held nothing this omnik keeps.
-var errNoFamilies = fmt.Errorf("the page has no vLLM or vLLM-Omni metrics")
 
 // Parse reads a Prometheus text page (format 0.0.4) into its scalar points, keeping the
 // families keep accepts. Points with a non-finite value other than a bucket's +Inf bound
