@@ -97,6 +97,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.headers, "header", nil, "KEY=VALUE header sent with every request; repeatable or space-separated")
 	fs.BoolVar(&f.run.omni.tls.insecure, "insecure", false, "accept any TLS certificate (self-signed servers): --insecure-skip-tls-verify")
 	f.run.omni.tls.register(fs)
+	f.run.omni.servers.register(fs)
 	fs.StringVar(&f.model, "model", "", "model id (default: the first of GET /v1/models)")
 	fs.StringVar(&f.servedModelName, "served-model-name", "", "model name sent in requests (default: --model)")
 	fs.StringVar(&f.datasetName, "dataset-name", "random", "random, random-mm, sharegpt or custom")
