@@ -51,6 +51,12 @@ func (r *Run) Stats() js.InstanceStats {
 	return st
 }
 
+// ScenariosRunning reports whether the scenarios have begun and whether they have ended:
+// the server's pages read before they began (VU init, setup) are not the run's.
+func (r *Run) ScenariosRunning() (began, ended bool) {
+	return r.began.Load() != 0, r.ended.Load() != 0
+}
+
 // elapsed is the time since the scenarios began, until they ended.
 func (r *Run) elapsed() time.Duration {
 	began := r.began.Load()

@@ -98,8 +98,9 @@ type ServerHistogram struct {
 
 // ServerTwin is a client metric beside its server twin, in the client's unit.
 type ServerTwin struct {
-	Metric  string         `json:"metric"` // TTFT
-	Unit    string         `json:"unit"`   // ms, or "" for a ratio
+	Metric  string         `json:"metric"`          // TTFT
+	Stage   string         `json:"stage,omitempty"` // of a twin several stages observe
+	Unit    string         `json:"unit"`            // ms, or "" for a ratio
 	Client  string         `json:"client_metric"`
 	Family  string         `json:"server_family"`
 	ClientN Float          `json:"client_count"`
@@ -160,7 +161,7 @@ func serverOf(sec metrics.Section) *Server {
 	}
 	// The twins are one row per client metric omnik knows a server twin of: a handful.
 	for _, t := range r.Twins {
-		row := ServerTwin{Metric: t.Metric, Unit: strings.Trim(t.Unit, " ()"), Client: t.Client, Family: t.Family,
+		row := ServerTwin{Metric: t.Metric, Stage: t.Selector["stage"], Unit: strings.Trim(t.Unit, " ()"), Client: t.Client, Family: t.Family,
 			ClientN: Float(t.ClientN), ServerN: Float(t.ServerN), Stats: []ServerTwinAt{}}
 		for _, st := range t.Stats {
 			at := ServerTwinAt{Stat: st.Stat, Client: scaled(st.Client, 1), Server: scaled(st.Server, 1), Diff: scaled(st.Diff, 1)}

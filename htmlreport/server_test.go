@@ -59,7 +59,7 @@ func (p vllmPage) String() string {
 
 func scrape(t *testing.T, at time.Duration, ph servermetrics.Phase, page string) servermetrics.Scrape {
 	t.Helper()
-	pts, err := servermetrics.Parse([]byte(page), func(string) bool { return true })
+	pts, _, err := servermetrics.Parse([]byte(page), func(string) bool { return true })
 	if err != nil {
 		t.Fatal(err)
 	}

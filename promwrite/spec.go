@@ -127,26 +127,32 @@ func RedactSpec(spec string) string {
 }
 
 // redactSpec returns the printable spec and the credential candidates in it (what lies
-// between "//" and the last "@" of its URL), which error texts must not quote either.
+// between "//" and the last "@" of its URL's authority), which error texts must not quote
+// either. The authority is found before the spec is split on its commas: a password may
+// hold one (u:pa,ss@host).
 func redactSpec(spec string) (string, []string) {
 	name, rest, _ := strings.Cut(spec, "=")
-	raw, opts, hasOpts := strings.Cut(rest, ",")
+	start := 0 // without a "//", user info starts the URL (u:p@host)
+	if i := strings.Index(rest, "//"); i >= 0 {
+		start = i + 2
+	}
+	end := len(rest)
+	if j := strings.IndexAny(rest[start:], "/?#"); j >= 0 {
+		end = start + j
+	}
 	var secrets []string
-	if at := strings.LastIndexByte(raw, '@'); at >= 0 {
-		start := 0 // without a "//", user info starts the URL (u:p@host)
-		if i := strings.Index(raw, "//"); i >= 0 && i+2 <= at {
-			start = i + 2
-		}
-		info := raw[start:at]
+	if at := strings.LastIndexByte(rest[start:end], '@'); at >= 0 {
+		info := rest[start : start+at]
 		secrets = append(secrets, info)
-		for _, p := range strings.FieldsFunc(info, func(r rune) bool { return r == ':' || r == '@' }) {
+		for _, p := range strings.FieldsFunc(info, func(r rune) bool { return r == ':' || r == '@' || r == ',' }) {
 			if u, err := url.PathUnescape(p); err == nil && u != p {
 				secrets = append(secrets, u)
 			}
 			secrets = append(secrets, p)
 		}
-		raw = raw[:start] + httpdebug.Redacted + raw[at:]
+		rest = rest[:start] + httpdebug.Redacted + rest[start+at:]
 	}
+	raw, opts, hasOpts := strings.Cut(rest, ",")
 	shown := name + "=" + httpdebug.RedactText(raw)
 	if hasOpts {
 		shown += "," + httpdebug.RedactValues(opts, secrets)

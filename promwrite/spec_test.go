@@ -116,10 +116,12 @@ func TestSpecRedaction(t *testing.T) {
 		"prometheus=//alice:s3cretpw@h/w",
 		"prometheus=http://h/w?api_key=s3cretpw,testid=x",
 		"prometheus=http://h/w?api_key=s3cretpw,bogus",
+		"prometheus=http://alice:s3cr,etpw@h/w",     // a comma in the password
+		"prometheus=http://alice:s3cr,etpw@h/w,x=y", // and options after it
 	} {
 		_, err := ParseSpec(spec, noEnv)
 		for what, s := range map[string]string{"RedactSpec": RedactSpec(spec), "the error": errString(err)} {
-			if strings.Contains(s, "s3cretpw") {
+			if strings.Contains(s, "s3cretpw") || strings.Contains(s, "s3cr") || strings.Contains(s, "etpw") {
 				t.Errorf("%s of %s shows the secret: %s", what, spec, s)
 			}
 		}

@@ -24,7 +24,13 @@ type entry struct {
 	Gone   []int         `json:"gone,omitempty"`
 	// Refused counts points the scraper or the encoder left out (past their series caps).
 	Refused int `json:"refused,omitempty"`
+	// Full marks a page that lists every value it held, changed or not: a reader that
+	// lost a line (an output that could not keep up) is right again from there.
+	Full bool `json:"full,omitempty"`
 }
+
+// fullEvery is how often a page is written whole.
+const fullEvery = 64
 
 type declared struct {
 	ID     int               `json:"id"`
@@ -41,6 +47,7 @@ type Encoder struct {
 	ids     map[string]int
 	last    []float64
 	present []bool
+	pages   int
 }
 
 // NewEncoder returns an encoder with no series known.
@@ -52,6 +59,8 @@ func (e *Encoder) Entry(sc Scrape) any {
 	if sc.Err != "" {
 		return out
 	}
+	e.pages++
+	out.Full = e.pages%fullEvery == 0
 	now := make([]bool, len(e.present), len(e.present)+8)
 	for _, p := range sc.Points {
 		id, ok := e.ids[p.Series.Key()]
@@ -67,7 +76,7 @@ func (e *Encoder) Entry(sc Scrape) any {
 			now = append(now, false)
 			out.Series = append(out.Series, declare(id, p.Series))
 			out.Values = append(out.Values, [2]float64{float64(id), p.Value})
-		} else if !e.present[id] || e.last[id] != p.Value {
+		} else if out.Full || !e.present[id] || e.last[id] != p.Value {
 			out.Values = append(out.Values, [2]float64{float64(id), p.Value})
 		}
 		e.last[id] = p.Value
@@ -129,29 +138,40 @@ func (d *Decoder) Decode(data json.RawMessage) (Scrape, error) {
 		return sc, nil
 	}
 	for _, s := range e.Series {
-		if s.ID != len(d.series) || len(d.series) >= d.maxSeries {
-			return Scrape{}, fmt.Errorf("server scrape: series %d out of order or past %d", s.ID, d.maxSeries)
+		// A gap is a line the writer lost: its series stay unknown, the rest are read.
+		if s.ID < len(d.series) || s.ID >= d.maxSeries {
+			return Scrape{}, fmt.Errorf("server scrape: series %d declared again or past %d", s.ID, d.maxSeries)
 		}
 		ser, err := s.series()
 		if err != nil {
 			return Scrape{}, err
 		}
-		d.series = append(d.series, ser)
-		d.last = append(d.last, 0)
-		d.present = append(d.present, false)
+		for len(d.series) <= s.ID {
+			d.series = append(d.series, nil)
+			d.last = append(d.last, 0)
+			d.present = append(d.present, false)
+		}
+		d.series[s.ID] = ser
+	}
+	if e.Full {
+		clear(d.present)
 	}
 	for _, v := range e.Values {
 		id := int(v[0])
-		if float64(id) != v[0] || id < 0 || id >= len(d.series) {
+		if float64(id) != v[0] || id < 0 || id >= d.maxSeries {
 			return Scrape{}, fmt.Errorf("server scrape: no series %v", v[0])
 		}
-		d.last[id], d.present[id] = v[1], true
+		if id < len(d.series) && d.series[id] != nil {
+			d.last[id], d.present[id] = v[1], true
+		}
 	}
 	for _, id := range e.Gone {
-		if id < 0 || id >= len(d.series) {
+		if id < 0 || id >= d.maxSeries {
 			return Scrape{}, fmt.Errorf("server scrape: no series %d", id)
 		}
-		d.present[id] = false
+		if id < len(d.series) {
+			d.present[id] = false
+		}
 	}
 	for id, ok := range d.present {
 		if ok {

@@ -3,6 +3,7 @@ package servermetrics
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -46,18 +47,57 @@ func values(sc Scrape) map[string]float64 {
 
 func TestDecoderRefusesDamage(t *testing.T) {
 	for name, raw := range map[string]string{
-		"not json":       `{`,
-		"unknown phase":  `{"offset_ns":0,"phase":"later"}`,
-		"series skipped": `{"offset_ns":0,"phase":"during","series":[{"id":1,"family":"f","type":"gauge"}]}`,
-		"unknown type":   `{"offset_ns":0,"phase":"during","series":[{"id":0,"family":"f","type":"weird"}]}`,
-		"bad le":         `{"offset_ns":0,"phase":"during","series":[{"id":0,"family":"f","type":"histogram","part":"bucket","le":"x"}]}`,
-		"no such series": `{"offset_ns":0,"phase":"during","values":[[3,1]]}`,
-		"fractional id":  `{"offset_ns":0,"phase":"during","series":[{"id":0,"family":"f","type":"gauge"}],"values":[[0.5,1]]}`,
-		"gone unknown":   `{"offset_ns":0,"phase":"during","gone":[7]}`,
+		"not json":        `{`,
+		"unknown phase":   `{"offset_ns":0,"phase":"later"}`,
+		"declared again":  `{"offset_ns":0,"phase":"during","series":[{"id":0,"family":"f","type":"gauge"},{"id":0,"family":"f","type":"gauge"}]}`,
+		"unknown type":    `{"offset_ns":0,"phase":"during","series":[{"id":0,"family":"f","type":"weird"}]}`,
+		"bad le":          `{"offset_ns":0,"phase":"during","series":[{"id":0,"family":"f","type":"histogram","part":"bucket","le":"x"}]}`,
+		"negative series": `{"offset_ns":0,"phase":"during","values":[[-3,1]]}`,
+		"fractional id":   `{"offset_ns":0,"phase":"during","series":[{"id":0,"family":"f","type":"gauge"}],"values":[[0.5,1]]}`,
+		"gone past cap":   `{"offset_ns":0,"phase":"during","gone":[70000]}`,
 	} {
 		if _, err := NewDecoder(0).Decode(json.RawMessage(raw)); err == nil {
 			t.Errorf("%s: decoded", name)
 		}
+	}
+}
+
+// A line the writer dropped (an output that could not keep up) loses its series and
+// values until the next page written whole, not the rest of the file.
+func TestADecoderThatLostALineIsRightAgainAtTheNextFullPage(t *testing.T) {
+	enc, dec := NewEncoder(), NewDecoder(0)
+	var last Scrape
+	var got Scrape
+	for i := range fullEvery + 1 {
+		p := page{running: float64(i), success: float64(i)}
+		if i >= 3 {
+			p.stageInflight = map[string]float64{"talker": float64(i)} // declared on page 3
+		}
+		last = scrapeOf(t, time.Duration(i)*time.Second, During, p)
+		raw, err := json.Marshal(enc.Entry(last))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 3 {
+			continue // lost: its declaration and its values
+		}
+		if got, err = dec.Decode(raw); err != nil {
+			t.Fatalf("page %d after the lost line: %v", i, err)
+		}
+		if i == fullEvery-1 && reflect.DeepEqual(values(got), values(last)) {
+			t.Fatal("the stage series came back before any full page: the test lost nothing")
+		}
+	}
+	// Page fullEvery (the 64th written) is whole: every value the decoder knows a series of
+	// is right again; the series declared on the lost line stay unknown.
+	want := values(last)
+	for k := range want {
+		if strings.Contains(k, "stage_inflight") {
+			delete(want, k)
+		}
+	}
+	if !reflect.DeepEqual(values(got), want) {
+		t.Fatalf("after the full page: %v\nwant %v", values(got), want)
 	}
 }
 
@@ -92,7 +132,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(page{running: 1, ttft: [4]float64{1, 2, 3, 3}, stageInflight: map[string]float64{"a\"b": 1}}.String()))
 	f.Add([]byte("# TYPE vllm:h histogram\nvllm:h_bucket{le=\"+Inf\"} NaN\nvllm:h_count 1e308\n"))
 	f.Fuzz(func(t *testing.T, page []byte) {
-		pts, err := Parse(page, func(string) bool { return true })
+		pts, _, err := Parse(page, func(string) bool { return true })
 		if err != nil {
 			return
 		}

@@ -46,7 +46,7 @@ func (p page) String() string {
 
 func mustParse(t *testing.T, p page) []Point {
 	t.Helper()
-	pts, err := Parse([]byte(p.String()), recognised)
+	pts, _, err := Parse([]byte(p.String()), recognised)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -104,14 +104,22 @@ type Point struct {
 	Value  float64
 }
 
+// Bounds of one series' names: a page's memory is its series times these, whatever a
+// hostile server sends. A series past them is left out and counted.
+const (
+	maxNameBytes  = 256
+	maxLabelBytes = 256
+	maxLabels     = 16
+)
+
 // Parse reads a Prometheus text page (format 0.0.4) into its scalar points, keeping the
 // families keep accepts. Points with a non-finite value other than a bucket's +Inf bound
-// are dropped: they cannot be summed.
-func Parse(page []byte, keep func(family string) bool) ([]Point, error) {
+// are dropped: they cannot be summed. refused counts the series left out for their size.
+func Parse(page []byte, keep func(family string) bool) (points []Point, refused int, err error) {
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(bytes.NewReader(page))
 	if err != nil {
-		return nil, fmt.Errorf("malformed page: %w", err)
+		return nil, 0, fmt.Errorf("malformed page: %w", err)
 	}
 	names := make([]string, 0, len(fams))
 	for name := range fams {
@@ -120,17 +128,27 @@ func Parse(page []byte, keep func(family string) bool) ([]Point, error) {
 		}
 	}
 	sort.Strings(names)
-	var out []Point
 	for _, name := range names {
-		out = appendFamily(out, fams[name])
+		if len(name) > maxNameBytes {
+			refused += len(fams[name].GetMetric())
+			continue
+		}
+		var n int
+		points, n = appendFamily(points, fams[name])
+		refused += n
 	}
-	return out, nil
+	return points, refused, nil
 }
 
-func appendFamily(out []Point, f *dto.MetricFamily) []Point {
+func appendFamily(out []Point, f *dto.MetricFamily) ([]Point, int) {
 	family := canonical(f.GetName())
 	typ := typeName(f.GetType())
+	refused := 0
 	for _, m := range f.GetMetric() {
+		if !bounded(m.GetLabel()) {
+			refused++
+			continue
+		}
 		labels := make([]Label, 0, len(m.GetLabel()))
 		for _, lp := range m.GetLabel() {
 			labels = append(labels, Label{lp.GetName(), lp.GetValue()})
@@ -161,7 +179,19 @@ func appendFamily(out []Point, f *dto.MetricFamily) []Point {
 			add(partCount, 0, float64(s.GetSampleCount()))
 		}
 	}
-	return out
+	return out, refused
+}
+
+func bounded(labels []*dto.LabelPair) bool {
+	if len(labels) > maxLabels {
+		return false
+	}
+	for _, l := range labels {
+		if len(l.GetName()) > maxLabelBytes || len(l.GetValue()) > maxLabelBytes {
+			return false
+		}
+	}
+	return true
 }
 
 func typeName(t dto.MetricType) string {

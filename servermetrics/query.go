@@ -2,6 +2,7 @@ package servermetrics
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -60,8 +61,15 @@ func (h histogram) quantile(q float64) (float64, bool) {
 
 // quantileIn is quantile with the bounds of the bucket it fell in: its error bound.
 func (h histogram) quantileIn(q float64) (v, lo, hi float64, ok bool) {
-	if len(h.buckets) == 0 {
+	// As histogram_quantile: no +Inf bucket (a page cut at the series cap), no answer;
+	// counts that fall from one bound to the next (each bucket's own reset) are raised to
+	// the one below, as its ensureMonotonic does.
+	if len(h.buckets) < 2 || !math.IsInf(h.buckets[len(h.buckets)-1].le, 1) {
 		return 0, 0, 0, false
+	}
+	h.buckets = slices.Clone(h.buckets)
+	for i := 1; i < len(h.buckets); i++ {
+		h.buckets[i].count = max(h.buckets[i].count, h.buckets[i-1].count)
 	}
 	total := h.buckets[len(h.buckets)-1].count
 	if total <= 0 {

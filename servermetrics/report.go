@@ -57,13 +57,15 @@ type HistogramRow struct {
 // (milliseconds for times). Diff is client − server: what the network, the frontend and
 // the client's own read added.
 type TwinRow struct {
-	Metric  string   `json:"metric"`
-	Unit    string   `json:"unit,omitempty"`
-	Client  string   `json:"client_metric"`
-	Family  string   `json:"server_family"`
-	ClientN float64  `json:"client_count"`
-	ServerN float64  `json:"server_count"`
-	Stats   []TwinAt `json:"stats"`
+	Metric string `json:"metric"`
+	Unit   string `json:"unit,omitempty"`
+	Client string `json:"client_metric"`
+	Family string `json:"server_family"`
+	// Selector is the stage of a twin several stages observe; nil for the family.
+	Selector map[string]string `json:"selector,omitempty"`
+	ClientN  float64           `json:"client_count"`
+	ServerN  float64           `json:"server_count"`
+	Stats    []TwinAt          `json:"stats"`
 }
 
 // TwinAt is one statistic of both sides.
@@ -166,7 +168,9 @@ func (w *Window) selections(name string) []map[string]string {
 }
 
 // twins are the reconciliation rows of the client metrics whose server twin the window
-// has seen.
+// has seen. A twin observed by several stages (vLLM's engine metrics, relabelled by
+// vLLM-Omni per stage: the thinker's TTFT and the talker's) gets a row per stage, each
+// beside the same client numbers: which stage is the client's is the reader's call.
 func (w *Window) twins(client func(string) metrics.Sink) []TwinRow {
 	out := []TwinRow{}
 	for _, tw := range twins {
@@ -180,42 +184,62 @@ func (w *Window) twins(client func(string) metrics.Sink) []TwinRow {
 		if fam == "" {
 			continue
 		}
-		h, _ := w.histogram(fam, nil)
-		factor, unit := scale(fam)
-		row := TwinRow{Metric: tw.label, Unit: unit, Client: tw.client, Family: fam, ServerN: h.count}
-		sink := client(tw.client)
-		if sink != nil {
-			row.ClientN = float64(sink.Count())
+		sels := w.activeStages(fam)
+		if len(sels) < 2 {
+			sels = []map[string]string{nil}
 		}
-		clientStat := func(st metrics.Stat) *float64 {
-			if sink == nil || sink.Count() == 0 {
-				return nil
-			}
-			return some(sink.Value(st, 0))
+		for _, sel := range sels {
+			out = append(out, w.twin(tw, fam, sel, client(tw.client)))
 		}
-		add := func(name string, c *float64, s float64, ok bool) *TwinAt {
-			at := TwinAt{Stat: name, Client: c}
-			if ok {
-				at.Server = some(s*factor, true)
-			}
-			if c != nil && at.Server != nil {
-				at.Diff = some(*c-*at.Server, true)
-			}
-			row.Stats = append(row.Stats, at)
-			return &row.Stats[len(row.Stats)-1]
-		}
-		mean, ok := h.mean()
-		add("mean", clientStat(metrics.Stat{Name: "avg"}), mean, ok)
-		for _, q := range []float64{50, 99} {
-			v, lo, hi, ok := h.quantileIn(q / 100)
-			at := add(fmt.Sprintf("p%g", q), clientStat(metrics.Percentile(q)), v, ok)
-			if ok && finite(hi) {
-				at.Bucket = &[2]float64{lo * factor, hi * factor}
-			}
-		}
-		out = append(out, row)
 	}
 	return out
+}
+
+// activeStages are the stages of a histogram family that observed something.
+func (w *Window) activeStages(fam string) []map[string]string {
+	var out []map[string]string
+	for _, sel := range w.selections(fam)[1:] {
+		if h, _ := w.histogram(fam, sel); h.count > 0 {
+			out = append(out, sel)
+		}
+	}
+	return out
+}
+
+func (w *Window) twin(tw twin, fam string, sel map[string]string, sink metrics.Sink) TwinRow {
+	h, _ := w.histogram(fam, sel)
+	factor, unit := scale(fam)
+	row := TwinRow{Metric: tw.label, Unit: unit, Client: tw.client, Family: fam, Selector: sel, ServerN: h.count}
+	if sink != nil {
+		row.ClientN = float64(sink.Count())
+	}
+	clientStat := func(st metrics.Stat) *float64 {
+		if sink == nil || sink.Count() == 0 {
+			return nil
+		}
+		return some(sink.Value(st, 0))
+	}
+	add := func(name string, c *float64, s float64, ok bool) *TwinAt {
+		at := TwinAt{Stat: name, Client: c}
+		if ok {
+			at.Server = some(s*factor, true)
+		}
+		if c != nil && at.Server != nil {
+			at.Diff = some(*c-*at.Server, true)
+		}
+		row.Stats = append(row.Stats, at)
+		return &row.Stats[len(row.Stats)-1]
+	}
+	mean, ok := h.mean()
+	add("mean", clientStat(metrics.Stat{Name: "avg"}), mean, ok)
+	for _, q := range []float64{50, 99} {
+		v, lo, hi, ok := h.quantileIn(q / 100)
+		at := add(fmt.Sprintf("p%g", q), clientStat(metrics.Percentile(q)), v, ok)
+		if ok && finite(hi) {
+			at.Bucket = &[2]float64{lo * factor, hi * factor}
+		}
+	}
+	return row
 }
 
 func some(v float64, ok bool) *float64 {

@@ -2,6 +2,7 @@ package servermetrics
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -35,15 +36,16 @@ type Options struct {
 	// MaxSeries bounds the points kept of one page (DefaultMaxSeries); the rest are
 	// counted as refused.
 	MaxSeries int
-	Client    *http.Client
+	TLS       *tls.Config // the target's TLS settings
 	Header    http.Header // sent with every read (the target's credentials)
 }
 
 // Scraper reads the page once before the run, every interval during it and once after.
 type Scraper struct {
-	opts  Options
-	shown string // the URL as it may be printed
-	since func() time.Duration
+	opts   Options
+	shown  string // the URL as it may be printed
+	since  func() time.Duration
+	client *http.Client
 
 	stop    chan struct{}
 	done    chan struct{}
@@ -69,12 +71,21 @@ func NewScraper(opts Options, since func() time.Duration) (*Scraper, error) {
 	if opts.MaxSeries <= 0 {
 		opts.MaxSeries = DefaultMaxSeries
 	}
-	if opts.Client == nil {
-		opts.Client = http.DefaultClient
-	}
-	return &Scraper{opts: opts, shown: httpdebug.RedactURL(u), since: since,
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = opts.TLS
+	client := &http.Client{Transport: tr,
+		// The target's credentials go to the page's host alone: a redirect is a failed
+		// read (status_3xx), never followed.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return &Scraper{opts: opts, shown: httpdebug.RedactURL(u), since: since, client: client,
 		stop: make(chan struct{}), done: make(chan struct{})}, nil
 }
+
+// Interval is the time between pages during the run.
+func (s *Scraper) Interval() time.Duration { return s.opts.Interval }
+
+// Close releases the scraper's idle connection: a process may run many tests.
+func (s *Scraper) Close() { s.client.CloseIdleConnections() }
 
 // URL is the page's address as it may be printed (credentials redacted).
 func (s *Scraper) URL() string { return s.shown }
@@ -87,8 +98,8 @@ func (s *Scraper) Read(ctx context.Context, ph Phase) Scrape {
 }
 
 // Start reads the page every interval until Stop, handing each page, read or failed, to
-// publish from one goroutine.
-func (s *Scraper) Start(publish func(Scrape)) {
+// publish from one goroutine; phase says, at each read, where the run is.
+func (s *Scraper) Start(phase func() Phase, publish func(Scrape)) {
 	s.running.Store(true)
 	go func() {
 		defer close(s.done)
@@ -107,7 +118,7 @@ func (s *Scraper) Start(publish func(Scrape)) {
 					case <-ctx.Done():
 					}
 				}()
-				publish(s.Read(ctx, During))
+				publish(s.Read(ctx, phase()))
 				cancel()
 			}
 		}
@@ -134,7 +145,7 @@ func (s *Scraper) read(ctx context.Context) Scrape {
 	}
 	// The text format: vLLM's prometheus_client answers OpenMetrics only when asked.
 	req.Header.Set("Accept", "text/plain;version=0.0.4;q=1,*/*;q=0.1")
-	resp, err := s.opts.Client.Do(req)
+	resp, err := s.client.Do(req)
 	if err != nil {
 		return failed(errorKind(err), withoutURL(err))
 	}
@@ -154,13 +165,13 @@ func (s *Scraper) read(ctx context.Context) Scrape {
 	if s.opts.All {
 		keep = func(string) bool { return true }
 	}
-	points, err := Parse(page, keep)
+	points, refused, err := Parse(page, keep)
 	if err != nil {
 		return failed("malformed", cut(err.Error()))
 	}
-	sc := Scrape{Points: points}
+	sc := Scrape{Points: points, Refused: refused}
 	if len(points) > s.opts.MaxSeries {
-		sc.Points, sc.Refused = points[:s.opts.MaxSeries], len(points)-s.opts.MaxSeries
+		sc.Points, sc.Refused = points[:s.opts.MaxSeries], refused+len(points)-s.opts.MaxSeries
 	}
 	return sc
 }

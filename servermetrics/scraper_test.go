@@ -108,7 +108,7 @@ func TestScraperStopCutsAReadShortAndPublishesEveryPage(t *testing.T) {
 	defer close(release)
 	s := newTestScraper(t, srv.URL, Options{Interval: 10 * time.Millisecond, Timeout: time.Hour})
 	pages := make(chan Scrape, 16)
-	s.Start(func(sc Scrape) { pages <- sc })
+	s.Start(func() Phase { return During }, func(sc Scrape) { pages <- sc })
 	for range 2 {
 		if sc := <-pages; sc.Err != "" || sc.Phase != During {
 			t.Fatalf("%+v", sc)
@@ -125,9 +125,44 @@ func TestScraperStopCutsAReadShortAndPublishesEveryPage(t *testing.T) {
 	}
 	s.Stop() // returns only once the hanging read was cut
 	close(pages)
+	var cut []Scrape
 	for sc := range pages {
-		if sc.Err != "cancelled" {
-			t.Fatalf("the cut read published %+v, want cancelled", sc)
-		}
+		cut = append(cut, sc)
+	}
+	if len(cut) != 1 || cut[0].Err != "cancelled" {
+		t.Fatalf("after Stop: %+v, want the one cut read, cancelled", cut)
+	}
+}
+
+func TestScraperFollowsNoRedirect(t *testing.T) {
+	var leaked []string
+	var mu sync.Mutex
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		leaked = append(leaked, r.Header.Get("X-Api-Key"))
+		mu.Unlock()
+		w.Write([]byte(page{}.String()))
+	}))
+	defer other.Close()
+	target := httptest.NewServer(http.RedirectHandler(other.URL+"/metrics", http.StatusFound))
+	defer target.Close()
+	s := newTestScraper(t, target.URL+"/metrics", Options{Header: http.Header{"X-Api-Key": {"sk-secret"}}})
+	defer s.Close()
+	if sc := s.Read(context.Background(), During); sc.Err != "status_302" {
+		t.Fatalf("a redirect gave %+v, want status_302", sc)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(leaked) > 0 {
+		t.Fatalf("the redirect was followed, with the target's headers %q", leaked)
+	}
+}
+
+func TestParseLeavesOutSeriesPastTheNameBounds(t *testing.T) {
+	long := strings.Repeat("x", maxLabelBytes+1)
+	text := "# TYPE vllm:g gauge\nvllm:g{stage=\"" + long + "\"} 1\nvllm:g{stage=\"ok\"} 2\n"
+	pts, refused, err := Parse([]byte(text), recognised)
+	if err != nil || len(pts) != 1 || refused != 1 {
+		t.Fatalf("%d points, %d refused, %v: want the short series kept and the long one counted", len(pts), refused, err)
 	}
 }

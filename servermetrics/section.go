@@ -35,30 +35,31 @@ func (s *Section) Text(w io.Writer) error {
 		row(&b, "Series left out (over the cap):", fmt.Sprint(r.Refused))
 	}
 	row(&b, "Window (s):", fmt.Sprintf("%.2f", r.WindowSeconds))
+	nw := nameWidth(r)
 	if len(r.Gauges) > 0 {
 		header(&b, "Gauges (during the run)", '-')
-		fmt.Fprintf(&b, "%-44s %10s %10s\n", "", "Mean", "Max")
+		fmt.Fprintf(&b, "%-*s %10s %10s\n", nw, "", "Mean", "Max")
 		for _, g := range shown(r.Gauges, func(g GaugeRow) (map[string]string, bool) { return g.Selector, g.Max != 0 || g.Min != 0 }) {
-			fmt.Fprintf(&b, "%-44s %10.2f %10.2f\n", rowName(g.Family, g.Selector), g.Mean, g.Max)
+			fmt.Fprintf(&b, "%-*s %10.2f %10.2f\n", nw, rowName(g.Family, g.Selector), g.Mean, g.Max)
 		}
 	}
 	if len(r.Counters) > 0 {
 		header(&b, "Counters (over the window)", '-')
-		fmt.Fprintf(&b, "%-44s %10s %10s\n", "", "Increase", "Per s")
+		fmt.Fprintf(&b, "%-*s %10s %10s\n", nw, "", "Increase", "Per s")
 		for _, c := range shown(r.Counters, func(c CounterRow) (map[string]string, bool) { return c.Selector, c.Increase != 0 }) {
-			fmt.Fprintf(&b, "%-44s %10.2f %10.2f\n", rowName(c.Family, c.Selector), c.Increase, c.Rate)
+			fmt.Fprintf(&b, "%-*s %10.2f %10.2f\n", nw, rowName(c.Family, c.Selector), c.Increase, c.Rate)
 		}
 	}
 	if len(r.Histograms) > 0 {
 		header(&b, "Histograms (over the window)", '-')
-		fmt.Fprintf(&b, "%-44s %8s %8s %8s %8s\n", "", "Count", "Mean", "P50", "P99")
+		fmt.Fprintf(&b, "%-*s %8s %8s %8s %8s\n", nw, "", "Count", "Mean", "P50", "P99")
 		for _, h := range shown(r.Histograms, func(h HistogramRow) (map[string]string, bool) { return h.Selector, h.Count != 0 }) {
 			factor, unit := scale(h.Family)
 			name := rowName(h.Family, h.Selector)
 			if len(h.Selector) == 0 {
 				name += unit
 			}
-			line := fmt.Sprintf("%-44s %8.0f %8s %8s %8s", name, h.Count, scaled(h.Mean, factor), scaled(h.P50, factor), scaled(h.P99, factor))
+			line := fmt.Sprintf("%-*s %8.0f %8s %8s %8s", nw, name, h.Count, scaled(h.Mean, factor), scaled(h.P50, factor), scaled(h.P99, factor))
 			b.WriteString(strings.TrimRight(line, " ") + "\n")
 		}
 	}
@@ -76,6 +77,9 @@ func writeTwins(b *strings.Builder, rows []TwinRow) {
 	fmt.Fprintf(b, "%-16s %-5s %10s %10s %10s  %s\n", "Metric", "Stat", "Client", "Server", "Diff", "Server bucket")
 	for _, t := range rows {
 		label := t.Metric + t.Unit
+		if len(t.Selector) > 0 {
+			label = t.Metric + "[" + t.Selector["stage"] + "]" + t.Unit
+		}
 		fmt.Fprintf(b, "%-16s %-5s %10.0f %10.0f\n", label, "n", t.ClientN, t.ServerN)
 		for _, st := range t.Stats {
 			bucket := ""
@@ -89,6 +93,22 @@ func writeTwins(b *strings.Builder, rows []TwinRow) {
 	b.WriteString("Diff is client - server: what the network, the frontend and the client's\n")
 	b.WriteString("read added. Server means are exact (sum / count); its percentiles are\n")
 	b.WriteString("interpolated within the bucket shown, their error at most its width.\n")
+}
+
+// nameWidth is the tables' first column: 44, or the longest name, so the numbers line up.
+func nameWidth(r *Report) int {
+	w := 44
+	for _, h := range r.Histograms {
+		_, unit := scale(h.Family)
+		w = max(w, len(h.Family+unit))
+	}
+	for _, g := range r.Gauges {
+		w = max(w, len(g.Family))
+	}
+	for _, c := range r.Counters {
+		w = max(w, len(c.Family))
+	}
+	return w
 }
 
 func num(v *float64) string {

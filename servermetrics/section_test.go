@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,5 +87,28 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs:\n%s\nwant:\n%s", name, got, want)
+	}
+}
+
+func TestATwinSeveralStagesObserveGetsARowPerStage(t *testing.T) {
+	hist := func(stage string, count float64) []Point {
+		ls := []Label{{"stage", stage}}
+		return []Point{
+			{&Series{Family: "vllm:time_to_first_token_seconds", Type: typeHistogram, Part: partBucket, LE: 0.1, Labels: ls}, count},
+			{&Series{Family: "vllm:time_to_first_token_seconds", Type: typeHistogram, Part: partBucket, LE: math.Inf(1), Labels: ls}, count},
+			{&Series{Family: "vllm:time_to_first_token_seconds", Type: typeHistogram, Part: partSum, Labels: ls}, count * 0.05},
+			{&Series{Family: "vllm:time_to_first_token_seconds", Type: typeHistogram, Part: partCount, Labels: ls}, count},
+		}
+	}
+	w := NewWindow(0)
+	w.Add(Scrape{Phase: Before, Points: append(hist("thinker", 0), hist("talker", 0)...)})
+	w.Add(Scrape{At: time.Second, Phase: After, Points: append(hist("thinker", 10), hist("talker", 4)...)})
+	r := w.Summarise("u", clientSinks())
+	if len(r.Twins) != 2 || r.Twins[0].Selector["stage"] != "talker" || r.Twins[0].ServerN != 4 || r.Twins[1].ServerN != 10 {
+		t.Fatalf("twins %+v, want a TTFT row for each stage", r.Twins)
+	}
+	var text bytes.Buffer
+	if err := (&Section{Report: r}).Text(&text); err != nil || !strings.Contains(text.String(), "TTFT[thinker] (ms)") {
+		t.Fatalf("%v\n%s", err, text.String())
 	}
 }

@@ -21,7 +21,7 @@ func Metric(name string) *metrics.Metric {
 	return &metrics.Metric{Name: name, Kind: metrics.External}
 }
 
-// Watch makes the window follow what the thresholds on server families select.
+// WatchThresholds makes the window follow what the thresholds on server families select.
 func (w *Window) WatchThresholds(ths []*metrics.Threshold) {
 	for _, th := range ths {
 		if family, ok := strings.CutPrefix(th.Metric.Name, Prefix); ok && th.Selector.Len() > 0 {

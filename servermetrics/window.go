@@ -77,6 +77,11 @@ func (w *Window) Watch(family string, sel map[string]string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	family = canonical(family)
+	for _, had := range w.watches[family] {
+		if groupKey(family, had) == groupKey(family, sel) {
+			return
+		}
+	}
 	w.watches[family] = append(w.watches[family], sel)
 }
 
@@ -91,7 +96,11 @@ func (w *Window) Add(sc Scrape) {
 		w.failed[sc.Err]++
 		return
 	}
-	if w.pages == 0 {
+	// A cumulative series first seen once the window has its baseline was created during
+	// the run (prometheus_client makes a labelled series at its first observation): it
+	// counted from 0, so its first value is all increase.
+	born := w.pages > 0 && sc.Phase != Before
+	if w.pages == 0 || sc.Phase == Before {
 		w.first = sc.At
 	}
 	w.pages++
@@ -105,16 +114,20 @@ func (w *Window) Add(sc Scrape) {
 				w.refused++
 				continue
 			}
-			// A cumulative series first seen after the first page was created during the
-			// window (prometheus_client makes a labelled series at its first
-			// observation): it counted from 0, so its first value is all increase.
-			st = &state{s: p.Series, seen: w.pages > 1 && !p.Series.isGauge()}
+			st = &state{s: p.Series, seen: born && !p.Series.isGauge()}
 			w.series[p.Series.Key()] = st
 			w.order = append(w.order, st)
 		}
 		st.fold(p.Value)
 		if st.s.isGauge() {
 			gauges = append(gauges, st)
+		}
+	}
+	if sc.Phase == Before {
+		// The last page before the scenarios began (VU init and setup() may take many) is
+		// the counters' baseline: what the server did until then is not the run's.
+		for _, st := range w.order {
+			st.increase = 0
 		}
 	}
 	w.foldGauges(gauges, sc)
@@ -143,57 +156,60 @@ func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 func (s *Series) isGauge() bool { return s.Type == typeGauge || s.Type == typeUntyped }
 
 // foldGauges adds the page's value of every gauge group: each family as a whole, each
-// of its stages, and each watched selection.
+// of its stages, and each watched selection. One pass over the page's series: a page of
+// thousands of stages costs what its series cost.
 func (w *Window) foldGauges(page []*state, sc Scrape) {
-	byFamily := map[string][]*state{}
-	for _, st := range page {
-		byFamily[st.s.Family] = append(byFamily[st.s.Family], st)
+	sums := map[string]*groupSum{}
+	var keys []string
+	add := func(family string, sel map[string]string, v float64) {
+		key := groupKey(family, sel)
+		g := sums[key]
+		if g == nil {
+			g = &groupSum{family: family, sel: sel}
+			sums[key] = g
+			keys = append(keys, key)
+		}
+		g.sum += v
+		g.n++
 	}
-	for family, sts := range byFamily {
-		sels := []map[string]string{nil}
-		stages := map[string]bool{}
-		for _, st := range sts {
-			if v := st.s.label("stage"); v != "" && !stages[v] {
-				stages[v] = true
-				sels = append(sels, map[string]string{"stage": v})
+	for _, st := range page {
+		family := st.s.Family
+		add(family, nil, st.last)
+		if v := st.s.label("stage"); v != "" {
+			add(family, map[string]string{"stage": v}, st.last)
+		}
+		for _, sel := range w.watches[family] {
+			if _, stageOnly := sel["stage"]; (len(sel) > 1 || !stageOnly) && st.s.matches(sel) {
+				add(family, sel, st.last)
 			}
 		}
-		sels = append(sels, w.watches[family]...)
-		for _, sel := range sels {
-			key := groupKey(family, sel)
-			g := w.gauges[key]
-			if g == nil {
-				if len(w.gauges) >= w.maxSeries {
-					continue
-				}
-				g = &gaugeGroup{family: family, sel: sel}
-				w.gauges[key] = g
+	}
+	for _, key := range keys {
+		s := sums[key]
+		v := s.sum
+		if averaged(s.family) {
+			v /= float64(s.n)
+		}
+		g := w.gauges[key]
+		if g == nil {
+			if len(w.gauges) >= w.maxSeries {
+				continue
 			}
-			if v, ok := aggregate(family, sts, sel); ok && finite(v) && finite(g.all.sum+v) {
-				g.add(sc.Phase, sc.At, v)
-			}
+			g = &gaugeGroup{family: s.family, sel: s.sel}
+			w.gauges[key] = g
+		}
+		if finite(v) && finite(g.all.sum+v) {
+			g.add(sc.Phase, sc.At, v)
 		}
 	}
 }
 
-// aggregate is the value of a gauge over the series sel selects on one page: their sum,
-// or their mean for shares (averaged).
-func aggregate(family string, sts []*state, sel map[string]string) (float64, bool) {
-	var sum float64
-	n := 0
-	for _, st := range sts {
-		if st.s.matches(sel) {
-			sum += st.last
-			n++
-		}
-	}
-	if n == 0 {
-		return 0, false
-	}
-	if averaged(family) {
-		return sum / float64(n), true
-	}
-	return sum, true
+// groupSum is one gauge group's series on one page.
+type groupSum struct {
+	family string
+	sel    map[string]string
+	sum    float64
+	n      int
 }
 
 func groupKey(family string, sel map[string]string) string {

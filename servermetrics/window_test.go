@@ -37,7 +37,7 @@ func TestParseReadsTheLegacyOmniPrefixAsTheNewOne(t *testing.T) {
 }
 
 func TestParseRefusesAMalformedPage(t *testing.T) {
-	if _, err := Parse([]byte("vllm:x{a=\"1\" 3\n"), recognised); err == nil {
+	if _, _, err := Parse([]byte("vllm:x{a=\"1\" 3\n"), recognised); err == nil {
 		t.Fatal("a page with an unclosed label set parsed")
 	}
 }
@@ -108,6 +108,15 @@ func TestHistogramQuantileIsPrometheusInterpolation(t *testing.T) {
 	}
 	if _, ok := (histogram{}).quantile(0.5); ok {
 		t.Error("an empty histogram has a quantile")
+	}
+	if _, ok := (histogram{count: 2, buckets: []bucket{{0.1, 1}, {0.5, 2}}}).quantile(0.5); ok {
+		t.Error("a histogram without +Inf (cut at the series cap) has a quantile")
+	}
+	// A restart between two pages can leave bucket increases falling with the bound
+	// ([5,5] then [4,6] increase by [4,1]): raised as histogram_quantile raises them.
+	bent := histogram{count: 4, buckets: []bucket{{0.1, 4}, {0.5, 1}, {math.Inf(1), 4}}}
+	if got, _ := bent.quantile(0.5); got != 0.05 {
+		t.Errorf("non-monotonic buckets: q0.5 = %g, want 0.05", got)
 	}
 }
 

@@ -101,6 +101,9 @@ func (t *Test) load() error {
 	if err := o.Omni.ServerMetrics.check(); err != nil {
 		return err
 	}
+	if judged := t.serverThresholds(); len(judged) > 0 && o.Omni.ServerMetrics.Off {
+		return engine.Invalid(fmt.Errorf("thresholds on %s are judged on the server's page, and --server-metrics=off reads none", strings.Join(judged, ", ")))
+	}
 	if o.SummaryExport != "" {
 		// Fail now, not after an hour of load, when the file cannot be written.
 		if err := checkWritable(o.SummaryExport); err != nil {

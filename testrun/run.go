@@ -91,7 +91,7 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 	outs.AddEntry(metrics.Entry{Type: "Run", Data: hdr})
 	if scraper != nil {
 		feed(first)
-		scraper.Start(feed)
+		scraper.Start(t.phase, feed)
 	}
 	v.pipeline.Start()
 
@@ -99,6 +99,7 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 	if err != nil {
 		if scraper != nil {
 			scraper.Stop()
+			scraper.Close()
 		}
 		v.pipeline.Stop()
 		_ = outs.Stop()
@@ -112,9 +113,13 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 	cancel()
 	t.stream.Close()
 	if scraper != nil {
-		// The page after the last response closes the counters' window.
 		scraper.Stop()
-		feed(scraper.Read(context.Background(), servermetrics.After))
+		// The page after the last response closes the counters' window; a hard stop
+		// (ctx cancelled) does not wait for it, the last page read closes it then.
+		if ctx.Err() == nil {
+			feed(scraper.Read(context.Background(), servermetrics.After))
+		}
+		scraper.Close()
 	}
 	end := runEnd{Schema: runSchemaWritten, Duration: res.Duration, Interrupted: res.Interrupted, StopReason: res.AbortReason, ScenarioStarts: map[string]time.Duration{}, ScheduleEnds: map[string]time.Duration{}}
 	for _, sc := range res.Scenarios {

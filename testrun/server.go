@@ -3,7 +3,6 @@ package testrun
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -58,8 +57,7 @@ func (t *Test) serverScraper(ctx context.Context) (*servermetrics.Scraper, serve
 	if page == "" {
 		page = strings.TrimRight(cfg.BaseURL, "/") + "/metrics"
 	}
-	opts := servermetrics.Options{URL: page, Interval: o.Interval, All: o.All,
-		Client: &http.Client{Transport: &http.Transport{TLSClientConfig: t.module.TLSConfig(), Proxy: http.ProxyFromEnvironment}}}
+	opts := servermetrics.Options{URL: page, Interval: o.Interval, All: o.All, TLS: t.module.TLSConfig()}
 	if sameHost(page, cfg.BaseURL) {
 		// The target's credentials go to the target's host only.
 		opts.Header = cfg.Header()
@@ -70,24 +68,55 @@ func (t *Test) serverScraper(ctx context.Context) (*servermetrics.Scraper, serve
 		return nil, servermetrics.Scrape{}
 	}
 	first := sc.Read(ctx, servermetrics.Before)
+	why := ""
 	switch {
 	case o.URL == "" && first.Err != "":
-		t.opts.Log.Info(fmt.Sprintf("server metrics: %s: %s; no Server metrics block (--server-metrics=URL names another page, --server-metrics=off skips this)", sc.URL(), first.Detail))
-		return nil, servermetrics.Scrape{}
+		why = first.Detail
 	case o.URL == "" && len(first.Points) == 0 && !o.All:
-		t.opts.Log.Info(fmt.Sprintf("server metrics: %s has no vLLM or vLLM-Omni families; no Server metrics block", sc.URL()))
-		return nil, servermetrics.Scrape{}
+		why = "no vLLM or vLLM-Omni families"
 	case first.Err != "":
-		t.opts.Log.Warn(fmt.Sprintf("server metrics: %s: %s; omnik keeps trying every %s", sc.URL(), first.Detail, interval(o)))
+		t.opts.Log.Warn(fmt.Sprintf("server metrics: %s: %s; omnik keeps trying every %s", sc.URL(), first.Detail, sc.Interval()))
 	}
-	return sc, first
+	if why == "" {
+		return sc, first
+	}
+	sc.Close()
+	if judged := t.serverThresholds(); len(judged) > 0 {
+		// Said louder: these thresholds will fail for want of data.
+		t.opts.Log.Warn(fmt.Sprintf("server metrics: %s: %s; thresholds on it (%s) will fail with no data", sc.URL(), why, strings.Join(judged, ", ")))
+	} else {
+		t.opts.Log.Info(fmt.Sprintf("server metrics: %s: %s; no Server metrics block (--server-metrics=URL names another page, --server-metrics=off skips this)", sc.URL(), why))
+	}
+	return nil, servermetrics.Scrape{}
 }
 
-func interval(o ServerMetricsOptions) time.Duration {
-	if o.Interval > 0 {
-		return o.Interval
+// serverThresholds names the judged thresholds on server families.
+func (t *Test) serverThresholds() []string {
+	var out []string
+	for _, th := range t.judged() {
+		if th.Metric.Kind == metrics.External {
+			out = append(out, th.SinkName())
+		}
 	}
-	return servermetrics.DefaultInterval
+	return out
+}
+
+// phase is where the run is, for the server's pages: VU init and setup() are before
+// it, teardown after.
+func (t *Test) phase() servermetrics.Phase {
+	t.mu.Lock()
+	run := t.run
+	t.mu.Unlock()
+	if run == nil {
+		return servermetrics.Before
+	}
+	switch began, ended := run.ScenariosRunning(); {
+	case !began:
+		return servermetrics.Before
+	case ended:
+		return servermetrics.After
+	}
+	return servermetrics.During
 }
 
 func sameHost(a, b string) bool {

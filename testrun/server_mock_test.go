@@ -154,3 +154,56 @@ func TestAServerWithoutMetricsGetsOneLineAndNoBlock(t *testing.T) {
 		t.Errorf("want exactly one line on the missing page, got:\n%s", log)
 	}
 }
+
+// VU init and setup() are not the run: the pages read while setup sleeps are before it,
+// so the counters' window starts at the last of them and gauges leave them out. A
+// threshold with a selection on a server family is judged live and re-reported alike.
+func TestTheServerWindowLeavesSetupOut(t *testing.T) {
+	t.Parallel()
+	sim, err := mock.New(mock.WithSpeed(20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := `import omni from 'omni';
+import { sleep } from 'omnik';
+export const options = {
+  scenarios: { chat: { executor: 'constant-vus', vus: 2, duration: '500ms' } },
+  thresholds: { 'server:vllm:num_requests_running{stage:thinker}': ['max <= 2'], 'server:vllm:request_success_total{stage:thinker}': ['count > 0'] },
+};
+export function setup() { sleep(3); }
+export default async function () {
+  await omni.chat({ model: 'Qwen/Qwen3-Omni-30B-A3B-Instruct', messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 });
+}
+`
+	o := Options{Outs: []string{"json=" + filepath.Join(t.TempDir(), "out.ndjson")}}
+	o.Omni.ServerMetrics.Interval = 100 * time.Millisecond
+	sections, stdout, log := runAgainst(t, src, sim, o)
+	var r servermetrics.Report
+	if err := json.Unmarshal(sections["server"], &r); err != nil {
+		t.Fatalf("no server section: %v\n%s\n%s", err, stdout, log)
+	}
+	if r.WindowSeconds >= 3 {
+		t.Errorf("window %.2f s: it holds the 3 s setup() slept", r.WindowSeconds)
+	}
+	for _, g := range r.Gauges {
+		if g.Family == "vllm:num_requests_running" && len(g.Selector) == 0 && g.Mean < 1 {
+			t.Errorf("running mean %.2f over the run's pages with 2 VUs in flight: the idle setup pages are in it", g.Mean)
+		}
+	}
+	if !strings.Contains(stdout, "✓ max <= 2") || !strings.Contains(stdout, "✓ count > 0") {
+		t.Errorf("the selection thresholds:\n%s\n%s", stdout, log)
+	}
+	again := reportFile(t, o.Outs[0][len("json="):], ReportOptions{})
+	if again.code != 0 || block(t, again.stdout) != block(t, stdout) {
+		t.Errorf("re-report exit %d, block:\n%s\nlive:\n%s", again.code, block(t, again.stdout), block(t, stdout))
+	}
+}
+
+func TestServerThresholdsWithServerMetricsOffAreRefused(t *testing.T) {
+	t.Parallel()
+	o := Options{Script: Script{Name: "s.js", Source: []byte(serverScript)}}
+	o.Omni.ServerMetrics.Off = true
+	if _, err := Load(o); err == nil || !strings.Contains(err.Error(), "--server-metrics=off") {
+		t.Fatalf("Load: %v", err)
+	}
+}

@@ -31,7 +31,8 @@ func newViews(reg *metrics.Registry, ths []*metrics.Threshold, budget int, sec r
 	p := metrics.NewPipeline(metrics.WithTrendBudget(budget), metrics.WithOutputs(outs...),
 		metrics.WithLogger(func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }))
 	for _, th := range ths {
-		if th.Selector.Len() > 0 {
+		// A server family's selection is the server window's to follow, not the pipeline's.
+		if th.Selector.Len() > 0 && th.Metric.Kind != metrics.External {
 			if err := p.AddSubMetric(th.Metric, th.Selector); err != nil {
 				return nil, err
 			}

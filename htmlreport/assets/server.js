@@ -62,7 +62,7 @@ function omnikServer(ui, axis) {
   sec.appendChild(el("p", { "class": "note", text: "Diff is client − server: what the network, the frontend and the client's own read added. Server means are exact (sum / count); server percentiles are interpolated within the server bucket shown, their error at most its width." }));
   var twins = [];
   s.reconciliation.forEach(function (t) {
-    var label = t.metric + (t.unit ? " (" + t.unit + ")" : "");
+    var label = t.metric + (t.stage ? "[" + t.stage + "]" : "") + (t.unit ? " (" + t.unit + ")" : "");
     twins.push(tr([label, "n", t.client_count, t.server_count, "", ""], "twin"));
     t.stats.forEach(function (st) {
       var b = st.server_bucket ? "(" + fmt(st.server_bucket[0]) + ", " + fmt(st.server_bucket[1]) + "]" : "";
