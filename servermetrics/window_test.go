@@ -232,3 +232,13 @@ func TestASeriesBornDuringTheWindowCountsFromZero(t *testing.T) {
 		t.Fatalf("increase %g on the first page: what came before the window is not in it", inc)
 	}
 }
+
+func TestTheLastPageBeforeTheRunIsTheBaseline(t *testing.T) {
+	w := NewWindow(0)
+	w.Add(scrapeOf(t, 0, Before, page{success: 10}))
+	w.Add(scrapeOf(t, 3*time.Second, Before, page{success: 40})) // setup() sent 30
+	w.Add(scrapeOf(t, 4*time.Second, After, page{success: 45}))
+	if inc, _, _ := w.counter("vllm:request_success_total", nil); inc != 5 || w.span() != time.Second {
+		t.Fatalf("increase %g over %v, want 5 over the 1 s since the last page before the run", inc, w.span())
+	}
+}
