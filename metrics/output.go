@@ -58,7 +58,7 @@ func NewOutput(spec string, opts ...OutputOption) (Output, error) {
 	case "csv":
 		enc = &csvEncoder{}
 	default:
-		return nil, fmt.Errorf("--out %q: unknown output %q (want json=FILE or csv=FILE)", spec, name)
+		return nil, fmt.Errorf("--out %q: unknown output %q (want json=FILE, csv=FILE, html=FILE or prometheus=URL)", spec, name)
 	}
 	if path == "" {
 		return nil, fmt.Errorf("--out %q: missing file name (%s=FILE)", spec, name)

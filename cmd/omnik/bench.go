@@ -73,7 +73,11 @@ change nothing omnik measures are accepted and ignored; docs/bench.md lists them
 		// cobra's parser does not keep: parseBenchFlags parses them.
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := parseBenchFlags(cmd.Flags(), args); err != nil {
+			err := parseBenchFlags(cmd.Flags(), args)
+			if stray := f.run.omni.servers.strayURL(cmd.Flags().Args()); stray != nil {
+				return stray
+			}
+			if err != nil {
 				return err
 			}
 			if help, _ := cmd.Flags().GetBool("help"); help {

@@ -29,6 +29,10 @@ func TestUsageErrorsExit104(t *testing.T) {
 		{"bench: unknown flag", []string{"bench", "--frobnicate"}, "unknown flag: --frobnicate"},
 		{"bench: bad value", []string{"bench", "--num-prompts", "many"}, `invalid argument "many" for "--num-prompts" flag`},
 		{"bench: an argument", []string{"bench", "extra"}, `unexpected argument "extra": omnik bench takes flags only`},
+		{"run: --server-metrics URL without =", []string{"run", "--server-metrics", "http://u:pw@h/metrics", "a.js"},
+			`"http://REDACTED@h/metrics" follows --server-metrics: write --server-metrics=URL, with the =`},
+		{"bench: --server-metrics URL without =", []string{"bench", "--server-metrics", "https://h/metrics"},
+			`"https://h/metrics" follows --server-metrics: write --server-metrics=URL, with the =`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -2,9 +2,12 @@ package main
 
 import (
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/omnik-dev/omnik/engine"
+	"github.com/omnik-dev/omnik/modules/httpdebug"
 	"github.com/omnik-dev/omnik/modules/omni/report"
 	"github.com/omnik-dev/omnik/modules/tlsclient"
 	"github.com/omnik-dev/omnik/testrun"
@@ -93,6 +96,28 @@ func (f *serverMetricsFlags) register(fs *pflag.FlagSet) {
 	fs.Lookup("server-metrics").NoOptDefVal = "default"
 	fs.DurationVar(&f.interval, "server-metrics-interval", 0, "time between server pages during the run (default 1s)")
 	fs.BoolVar(&f.all, "server-metrics-all", false, "keep and print every family of the server's page, not only vLLM's and vLLM-Omni's")
+}
+
+// strayURL refuses a URL left as an argument after a bare --server-metrics: pflag
+// reads "--server-metrics http://…" as the flag alone, then an argument.
+func (f *serverMetricsFlags) strayURL(args []string) error {
+	if f.page != "default" {
+		return nil
+	}
+	for _, a := range args {
+		if strings.HasPrefix(a, "http://") || strings.HasPrefix(a, "https://") {
+			return &engine.OptionsError{Msg: fmt.Sprintf("%q follows --server-metrics: write --server-metrics=URL, with the =", redactArg(a))}
+		}
+	}
+	return nil
+}
+
+// redactArg is an argument as an error may quote it: a URL without its credentials.
+func redactArg(a string) string {
+	if u, err := url.Parse(a); err == nil {
+		return httpdebug.RedactURL(u)
+	}
+	return "(a URL)"
 }
 
 func (f *serverMetricsFlags) options() testrun.ServerMetricsOptions {

@@ -39,7 +39,12 @@ func newRunCommand() *cobra.Command {
 		Long: `Run a k6-style scenario script: VUs run its default function (or each scenario's
 exec) under the configured executors, every omni call is timed in Go, thresholds gate
 the exit code and a summary is printed at the end. Exit codes: docs/cli.md.`,
-		Args: cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := f.omni.servers.strayURL(args); err != nil {
+				return err
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, err := f.options(cmd)
 			if err != nil {
