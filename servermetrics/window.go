@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// Phase says when a page was read: before the run's first request, during the run, or
-// after its last response. Gauges are judged on pages read during the run; counters and
-// histograms on the increase from the first page to the last.
+// Phase says when a page was read: before the scenarios began (VU init and setup()
+// included), while they ran, or after they ended. Gauges are judged on pages read during the run; counters and
+// histograms on the increase from the last page before the run to the last page.
 type Phase string
 
 // The phases.
@@ -278,5 +278,6 @@ func (s gaugeStats) mean() float64 {
 	return s.sum / float64(s.n)
 }
 
-// span is the time from the first page to the last, which counter rates divide by.
+// span is the time from the baseline page (the last before the run) to the last page,
+// which counter rates divide by.
 func (w *Window) span() time.Duration { return w.last - w.first }

@@ -16,7 +16,7 @@ function omnikServer(ui, axis) {
   about.push(tr(["window", fmt(s.window_s, "s")]));
   if (s.refused_points) about.push(tr(["points left out (past the series cap)", s.refused_points]));
   var sec = ui.section("server", "Server metrics", [
-    el("p", { "class": "note", text: "From the server's own Prometheus page, read before the run, during it and after it. Gauges are judged on the pages read during the run; counters and histograms on their increase from the first page to the last (the window)." }),
+    el("p", { "class": "note", text: "From the server's own Prometheus page, read before the run, during it and after it. Gauges are judged on the pages read during the run; counters and histograms on their increase from the last page before the scenarios began to the page after the last response (the window)." }),
     table(["", ""], about), more(left.failed, "kinds of failed read")]);
 
   var add = function (node) { if (node) sec.appendChild(node); };
