@@ -35,6 +35,8 @@ type Test struct {
 	module     *omni.Module
 	http       *httpmodule.Module
 	mockURL    string
+	// serverMetrics are the server page's options: the script's under the flags'.
+	serverMetrics ServerMetricsOptions
 	// stream carries the run's records; origin is its time zero.
 	stream *record.Stream
 	origin time.Time
@@ -98,10 +100,10 @@ func (t *Test) load() error {
 	if t.thresholds, err = metrics.ParseThresholds(t.options.Thresholds, o.Thresholds, lookupMetric(t.registry)); err != nil {
 		return engine.Invalid(err)
 	}
-	if err := o.Omni.ServerMetrics.check(); err != nil {
+	if t.serverMetrics, err = t.serverMetricsOptions(t.options.Modules["omni"]); err != nil {
 		return err
 	}
-	if judged := t.serverThresholds(); len(judged) > 0 && o.Omni.ServerMetrics.Off {
+	if judged := t.serverThresholds(); len(judged) > 0 && t.serverMetrics.Off {
 		return engine.Invalid(fmt.Errorf("thresholds on %s are judged on the server's page, and --server-metrics=off reads none", strings.Join(judged, ", ")))
 	}
 	if o.SummaryExport != "" {

@@ -2,6 +2,7 @@ package testrun
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/omnik-dev/omnik/engine"
 	"github.com/omnik-dev/omnik/metrics"
+	"github.com/omnik-dev/omnik/modules/omni"
 	"github.com/omnik-dev/omnik/servermetrics"
 )
 
@@ -25,6 +27,40 @@ type ServerMetricsOptions struct {
 	All bool
 }
 
+// scriptServerMetrics is options.omni.serverMetrics: the page a scenario expects, so a
+// script that gates on `server:` thresholds says where they are read.
+type scriptServerMetrics struct {
+	URL      string        `json:"url"` // a page, or "off"
+	Interval omni.Duration `json:"interval"`
+	All      bool          `json:"all"`
+}
+
+// serverMetricsOptions layers the flags over options.omni.serverMetrics and checks them.
+func (t *Test) serverMetricsOptions(rawOmni json.RawMessage) (ServerMetricsOptions, error) {
+	var script struct {
+		ServerMetrics scriptServerMetrics `json:"serverMetrics"`
+	}
+	if len(rawOmni) > 0 {
+		if err := json.Unmarshal(rawOmni, &script); err != nil {
+			return ServerMetricsOptions{}, engine.Invalid(fmt.Errorf("options.omni.serverMetrics: %w", err))
+		}
+	}
+	s := script.ServerMetrics
+	o := ServerMetricsOptions{URL: s.URL, Interval: time.Duration(s.Interval), All: s.All}
+	if s.URL == "off" {
+		o.URL, o.Off = "", true
+	}
+	flags := t.opts.Omni.ServerMetrics
+	if flags.URL != "" || flags.Off {
+		o.URL, o.Off = flags.URL, flags.Off
+	}
+	if flags.Interval != 0 {
+		o.Interval = flags.Interval
+	}
+	o.All = o.All || flags.All
+	return o, o.check()
+}
+
 // minInterval is the shortest time between pages: AIPerf's 100 ms.
 const minInterval = 100 * time.Millisecond
 
@@ -32,7 +68,7 @@ const minInterval = 100 * time.Millisecond
 // be scraped.
 func (o ServerMetricsOptions) check() error {
 	if o.Interval < 0 || (o.Interval > 0 && o.Interval < minInterval) {
-		return engine.Invalid(fmt.Errorf("--server-metrics-interval %s: want %s or more (each page costs the server a render)", o.Interval, minInterval))
+		return engine.Invalid(fmt.Errorf("server metrics interval %s (--server-metrics-interval, options.omni.serverMetrics.interval): want %s or more (each page costs the server a render)", o.Interval, minInterval))
 	}
 	if o.Off || o.URL == "" {
 		return nil
@@ -48,7 +84,7 @@ func (o ServerMetricsOptions) check() error {
 // with vLLM metrics (a server without /metrics gets no block and no error). The page
 // read is returned for the caller to publish once the result file's header is out.
 func (t *Test) serverScraper(ctx context.Context) (*servermetrics.Scraper, servermetrics.Scrape) {
-	o := t.opts.Omni.ServerMetrics
+	o := t.serverMetrics
 	cfg := t.module.Config()
 	if o.Off || (o.URL == "" && cfg.BaseURL == "") {
 		return nil, servermetrics.Scrape{}

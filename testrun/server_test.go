@@ -176,3 +176,24 @@ func TestMergeCountsTheServersPagesOnce(t *testing.T) {
 		t.Errorf("the second piece's pages were left out without a word:\n%s", logs)
 	}
 }
+
+// options.omni.serverMetrics names the page a script gates on; the flags override it.
+func TestTheScriptNamesItsServerPage(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(&fakeMetrics{})
+	defer srv.Close()
+	src := strings.Replace(serverScript, "export const options = {", "export const options = {\n  omni: { serverMetrics: { url: '"+srv.URL+"/metrics', interval: '200ms' } },", 1)
+	r := runScript(t, src, Options{}, nil)
+	if r.code != 0 || !strings.Contains(block(t, r.stdout), "Endpoint:                                "+srv.URL+"/metrics") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.log)
+	}
+	off := Options{Script: Script{Name: "s.js", Source: []byte(src)}}
+	off.Omni.ServerMetrics.Off = true
+	if _, err := Load(off); err == nil || !strings.Contains(err.Error(), "--server-metrics=off") {
+		t.Errorf("--server-metrics=off over the script's page, with server thresholds: %v", err)
+	}
+	bad := strings.Replace(src, "interval: '200ms'", "interval: '1ms'", 1)
+	if _, err := Load(Options{Script: Script{Name: "s.js", Source: []byte(bad)}}); err == nil {
+		t.Error("a 1 ms interval loaded")
+	}
+}

@@ -7,7 +7,8 @@
 //   omnik run --mock -e DURATION=3s examples/scripts/server-gate.js
 //   omnik run --server-metrics=http://10.0.0.5:8000/metrics examples/scripts/server-gate.js
 //
-// Server thresholds are in the family's own unit: seconds for *_seconds and *_s.
+// Server thresholds are in the family's own unit: seconds for *_seconds and *_s. A script
+// can name its page: options.omni.serverMetrics = { url, interval } (the flags override).
 // docs/prometheus.md has every formula.
 import omni from 'omni';
 
