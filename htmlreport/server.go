@@ -5,7 +5,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/omnik-dev/omnik/metrics"
 	"github.com/omnik-dev/omnik/servermetrics"
@@ -155,13 +154,13 @@ func serverOf(sec metrics.Section) *Server {
 	hists, left := capped(r.Histograms)
 	s.LeftOut.Histograms = left
 	for _, h := range hists {
-		factor, unit := histogramScale(h.Family)
+		factor, unit := servermetrics.Scale(h.Family)
 		s.Histograms = append(s.Histograms, ServerHistogram{Name: rowName(h.Family, h.Selector), Family: h.Family, Unit: unit,
 			Count: Float(h.Count), Mean: scaled(h.Mean, factor), P50: scaled(h.P50, factor), P99: scaled(h.P99, factor)})
 	}
 	// The twins are one row per client metric omnik knows a server twin of: a handful.
 	for _, t := range r.Twins {
-		row := ServerTwin{Metric: t.Metric, Stage: t.Selector["stage"], Unit: strings.Trim(t.Unit, " ()"), Client: t.Client, Family: t.Family,
+		row := ServerTwin{Metric: t.Metric, Stage: t.Selector["stage"], Unit: t.Unit, Client: t.Client, Family: t.Family,
 			ClientN: Float(t.ClientN), ServerN: Float(t.ServerN), Stats: []ServerTwinAt{}}
 		for _, st := range t.Stats {
 			at := ServerTwinAt{Stat: st.Stat, Client: scaled(st.Client, 1), Server: scaled(st.Server, 1), Diff: scaled(st.Diff, 1)}
@@ -191,24 +190,13 @@ var keyGauges = []string{"num_requests_running", "num_requests_waiting", "stage_
 // gaugeRank orders the gauges: the key ones, then vLLM's and vLLM-Omni's others, then
 // the rest of the page.
 func gaugeRank(family string) int {
-	for _, prefix := range []string{"vllm_omni:", "vllm:"} {
-		if rest, ok := strings.CutPrefix(family, prefix); ok {
-			if slices.Contains(keyGauges, rest) {
-				return 0
-			}
-			return 1
-		}
+	switch name, ok := servermetrics.ShortName(family); {
+	case !ok:
+		return 2
+	case slices.Contains(keyGauges, name):
+		return 0
 	}
-	return 2
-}
-
-// histogramScale is the Server metrics block's scale of a histogram's values: a family in
-// seconds is shown in milliseconds, as every client time is.
-func histogramScale(family string) (float64, string) {
-	if strings.HasSuffix(family, "_seconds") || strings.HasSuffix(family, "_s") {
-		return 1000, "ms"
-	}
-	return 1, ""
+	return 1
 }
 
 // scaled is v·factor, or NaN (null in the data) for no value.
@@ -219,14 +207,10 @@ func scaled(v *float64, factor float64) Float {
 	return Float(*v * factor)
 }
 
-// rowName names a row as the Server metrics block does: family{label=value,…}.
+// rowName names a row: family{label=value,…}.
 func rowName(family string, sel map[string]string) string {
 	if len(sel) == 0 {
 		return family
 	}
-	parts := make([]string, 0, len(sel))
-	for _, k := range slices.Sorted(maps.Keys(sel)) {
-		parts = append(parts, k+"="+sel[k])
-	}
-	return family + "{" + strings.Join(parts, ",") + "}"
+	return family + "{" + servermetrics.Selection(sel) + "}"
 }

@@ -36,14 +36,43 @@ func averaged(name string) bool {
 	return false
 }
 
-// scale is what a family's values are multiplied by for the block: seconds become
-// milliseconds, as every client time is printed.
-func scale(name string) (factor float64, unit string) {
+// Scale is what a family's values are multiplied by where they are shown (the block,
+// the HTML report): seconds become milliseconds, as every client time is. unit is "ms"
+// or "" for a plain number.
+func Scale(name string) (factor float64, unit string) {
 	switch {
 	case strings.HasSuffix(name, "_seconds"), strings.HasSuffix(name, "_s"):
-		return 1000, " (ms)"
+		return 1000, "ms"
 	}
 	return 1, ""
+}
+
+// withUnit is a label with Scale's unit in brackets: "TTFT (ms)".
+func withUnit(label, unit string) string {
+	if unit == "" {
+		return label
+	}
+	return label + " (" + unit + ")"
+}
+
+// ShortName is a vLLM or vLLM-Omni family's name without its prefix
+// ("num_requests_waiting"); ok is false for another family.
+func ShortName(family string) (name string, ok bool) {
+	for _, p := range []string{prefixOmni, prefixVLLM} {
+		if rest, ok := strings.CutPrefix(family, p); ok {
+			return rest, true
+		}
+	}
+	return family, false
+}
+
+// Selection spells a row's label selection: "stage=talker", pairs sorted by name.
+func Selection(sel map[string]string) string {
+	parts := make([]string, 0, len(sel))
+	for _, k := range sortedKeys(sel) {
+		parts = append(parts, k+"="+sel[k])
+	}
+	return strings.Join(parts, ",")
 }
 
 // twin is a client metric and the server families that measure the same thing, the

@@ -58,7 +58,7 @@ type HistogramRow struct {
 // the client's own read added.
 type TwinRow struct {
 	Metric string `json:"metric"`
-	Unit   string `json:"unit,omitempty"`
+	Unit   string `json:"unit,omitempty"` // "ms", or none for a ratio
 	Client string `json:"client_metric"`
 	Family string `json:"server_family"`
 	// Selector is the stage of a twin several stages observe; nil for the family.
@@ -208,7 +208,7 @@ func (w *Window) activeStages(fam string) []map[string]string {
 
 func (w *Window) twin(tw twin, fam string, sel map[string]string, sink metrics.Sink) TwinRow {
 	h, _ := w.histogram(fam, sel)
-	factor, unit := scale(fam)
+	factor, unit := Scale(fam)
 	row := TwinRow{Metric: tw.label, Unit: unit, Client: tw.client, Family: fam, Selector: sel, ServerN: h.count}
 	if sink != nil {
 		row.ClientN = float64(sink.Count())

@@ -57,7 +57,7 @@ type Scraper struct {
 func NewScraper(opts Options, since func() time.Duration) (*Scraper, error) {
 	u, err := url.Parse(opts.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("--server-metrics %q: want an http(s) URL", redactRaw(opts.URL))
+		return nil, fmt.Errorf("--server-metrics %q: want an http(s) URL", httpdebug.RedactRawURL(opts.URL))
 	}
 	if opts.Interval <= 0 {
 		opts.Interval = DefaultInterval
@@ -206,11 +206,4 @@ func cut(s string) string {
 		s = strings.ToValidUTF8(s[:200], "") + "…"
 	}
 	return s
-}
-
-func redactRaw(raw string) string {
-	if u, err := url.Parse(raw); err == nil {
-		return httpdebug.RedactURL(u)
-	}
-	return "(unparsable URL)"
 }

@@ -5,10 +5,9 @@ import (
 	"io"
 	"sort"
 	"strings"
-)
 
-// width is the reference's block width; rows are its `{:<40} {:<10}`.
-const width = 50
+	"github.com/omnik-dev/omnik/modules/omni/report"
+)
 
 // Section is the Server metrics block of the summary, a metrics.Section.
 type Section struct{ Report *Report }
@@ -24,40 +23,40 @@ func (s *Section) JSON() any { return s.Report }
 func (s *Section) Text(w io.Writer) error {
 	r := s.Report
 	var b strings.Builder
-	header(&b, " Server Metrics ", '=')
-	row(&b, "Endpoint:", r.URL)
-	row(&b, "Pages read:", fmt.Sprint(r.Pages))
-	row(&b, "Pages failed:", fmt.Sprint(failedCount(r)))
+	report.WriteHeader(&b, " Server Metrics ", '=')
+	report.WriteRow(&b, "Endpoint:", r.URL)
+	report.WriteRow(&b, "Pages read:", fmt.Sprint(r.Pages))
+	report.WriteRow(&b, "Pages failed:", fmt.Sprint(failedCount(r)))
 	for _, k := range sortedKeys(r.Failed) {
-		row(&b, fmt.Sprintf("  %s (%d):", k, r.Failed[k]), r.FailedDetail[k])
+		report.WriteRow(&b, fmt.Sprintf("  %s (%d):", k, r.Failed[k]), r.FailedDetail[k])
 	}
 	if r.Refused > 0 {
-		row(&b, "Series left out (over the cap):", fmt.Sprint(r.Refused))
+		report.WriteRow(&b, "Series left out (over the cap):", fmt.Sprint(r.Refused))
 	}
-	row(&b, "Window (s):", fmt.Sprintf("%.2f", r.WindowSeconds))
+	report.WriteRow(&b, "Window (s):", fmt.Sprintf("%.2f", r.WindowSeconds))
 	nw := nameWidth(r)
 	if len(r.Gauges) > 0 {
-		header(&b, "Gauges (during the run)", '-')
+		report.WriteHeader(&b, "Gauges (during the run)", '-')
 		fmt.Fprintf(&b, "%-*s %10s %10s\n", nw, "", "Mean", "Max")
 		for _, g := range shown(r.Gauges, func(g GaugeRow) (map[string]string, bool) { return g.Selector, g.Max != 0 || g.Min != 0 }) {
 			fmt.Fprintf(&b, "%-*s %10.2f %10.2f\n", nw, rowName(g.Family, g.Selector), g.Mean, g.Max)
 		}
 	}
 	if len(r.Counters) > 0 {
-		header(&b, "Counters (over the window)", '-')
+		report.WriteHeader(&b, "Counters (over the window)", '-')
 		fmt.Fprintf(&b, "%-*s %10s %10s\n", nw, "", "Increase", "Per s")
 		for _, c := range shown(r.Counters, func(c CounterRow) (map[string]string, bool) { return c.Selector, c.Increase != 0 }) {
 			fmt.Fprintf(&b, "%-*s %10.2f %10.2f\n", nw, rowName(c.Family, c.Selector), c.Increase, c.Rate)
 		}
 	}
 	if len(r.Histograms) > 0 {
-		header(&b, "Histograms (over the window)", '-')
+		report.WriteHeader(&b, "Histograms (over the window)", '-')
 		fmt.Fprintf(&b, "%-*s %8s %8s %8s %8s\n", nw, "", "Count", "Mean", "P50", "P99")
 		for _, h := range shown(r.Histograms, func(h HistogramRow) (map[string]string, bool) { return h.Selector, h.Count != 0 }) {
-			factor, unit := scale(h.Family)
+			factor, unit := Scale(h.Family)
 			name := rowName(h.Family, h.Selector)
 			if len(h.Selector) == 0 {
-				name += unit
+				name = withUnit(name, unit)
 			}
 			line := fmt.Sprintf("%-*s %8.0f %8s %8s %8s", nw, name, h.Count, scaled(h.Mean, factor), scaled(h.P50, factor), scaled(h.P99, factor))
 			b.WriteString(strings.TrimRight(line, " ") + "\n")
@@ -66,20 +65,21 @@ func (s *Section) Text(w io.Writer) error {
 	if len(r.Twins) > 0 {
 		writeTwins(&b, r.Twins)
 	}
-	b.WriteString(strings.Repeat("=", width) + "\n")
+	report.WriteRule(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
 // writeTwins is the reconciliation: each client metric beside its server twin.
 func writeTwins(b *strings.Builder, rows []TwinRow) {
-	header(b, " Client vs Server ", '=')
+	report.WriteHeader(b, " Client vs Server ", '=')
 	fmt.Fprintf(b, "%-16s %-5s %10s %10s %10s  %s\n", "Metric", "Stat", "Client", "Server", "Diff", "Server bucket")
 	for _, t := range rows {
-		label := t.Metric + t.Unit
+		label := t.Metric
 		if len(t.Selector) > 0 {
-			label = t.Metric + "[" + t.Selector["stage"] + "]" + t.Unit
+			label += "[" + t.Selector["stage"] + "]"
 		}
+		label = withUnit(label, t.Unit)
 		fmt.Fprintf(b, "%-16s %-5s %10.0f %10.0f\n", label, "n", t.ClientN, t.ServerN)
 		for _, st := range t.Stats {
 			bucket := ""
@@ -99,8 +99,8 @@ func writeTwins(b *strings.Builder, rows []TwinRow) {
 func nameWidth(r *Report) int {
 	w := 44
 	for _, h := range r.Histograms {
-		_, unit := scale(h.Family)
-		w = max(w, len(h.Family+unit))
+		_, unit := Scale(h.Family)
+		w = max(w, len(withUnit(h.Family, unit)))
 	}
 	for _, g := range r.Gauges {
 		w = max(w, len(g.Family))
@@ -131,11 +131,7 @@ func rowName(family string, sel map[string]string) string {
 	if len(sel) == 0 {
 		return family
 	}
-	parts := make([]string, 0, len(sel))
-	for _, k := range sortedKeys(sel) {
-		parts = append(parts, k+"="+sel[k])
-	}
-	return "  " + strings.Join(parts, ",")
+	return "  " + Selection(sel)
 }
 
 // shown keeps each family's row and, under it, its stages' rows when at least two
@@ -185,12 +181,3 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
-
-// header centres text; the odd fill character goes right (Python's `^`).
-func header(b *strings.Builder, text string, fill byte) {
-	pad := max(width-len(text), 0)
-	f := string(fill)
-	b.WriteString(strings.Repeat(f, pad/2) + text + strings.Repeat(f, pad-pad/2) + "\n")
-}
-
-func row(b *strings.Builder, label, value string) { fmt.Fprintf(b, "%-40s %-10s\n", label, value) }

@@ -1,6 +1,7 @@
 package servermetrics
 
 import (
+	"errors"
 	"strings"
 	"time"
 
@@ -87,11 +88,14 @@ type serverSink struct {
 	hist           histogram
 }
 
-// Add, Merge and Clone: the sink is a read-only view made for one judgement.
-func (s *serverSink) Add(metrics.Sample)       {}
-func (s *serverSink) Merge(metrics.Sink) error { return nil }
-func (s *serverSink) Clone() metrics.Sink      { cp := *s; return &cp }
-func (s *serverSink) Count() int64             { return 1 }
+// Add, Merge and Clone: the sink is a read-only view made for one judgement. Count is 1:
+// the window has the family (a sink exists only then); Value says whether it has the stat.
+func (s *serverSink) Add(metrics.Sample) {}
+func (s *serverSink) Merge(metrics.Sink) error {
+	return errors.New("a server family's sink is a view of the server's window: it does not merge")
+}
+func (s *serverSink) Clone() metrics.Sink { cp := *s; return &cp }
+func (s *serverSink) Count() int64        { return 1 }
 
 func (s *serverSink) Value(st metrics.Stat, _ time.Duration) (float64, bool) {
 	switch s.typ {

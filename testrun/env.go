@@ -2,7 +2,6 @@ package testrun
 
 import (
 	"encoding/json"
-	"net/url"
 	"runtime"
 
 	"github.com/omnik-dev/omnik/engine"
@@ -34,7 +33,7 @@ type ScenarioEnv struct {
 func (t *Test) env(plan *engine.ExecutionPlan) *RunEnv {
 	cfg := t.module.Config()
 	e := &RunEnv{Omnik: t.opts.Version, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
-		Target: redactTarget(cfg.BaseURL), Simulated: t.opts.Omni.Mock != nil, Model: cfg.Model, Scenarios: []ScenarioEnv{}}
+		Target: httpdebug.RedactRawURL(cfg.BaseURL), Simulated: t.opts.Omni.Mock != nil, Model: cfg.Model, Scenarios: []ScenarioEnv{}}
 	if e.Omnik == "" {
 		e.Omnik = "dev"
 	}
@@ -48,14 +47,6 @@ func (t *Test) env(plan *engine.ExecutionPlan) *RunEnv {
 		e.Scenarios = append(e.Scenarios, s)
 	}
 	return e
-}
-
-func redactTarget(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return httpdebug.RedactURL(u)
 }
 
 // RunAbout is the summary's run block (metrics.Summary.Run): what omnik compare needs to

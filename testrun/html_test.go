@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/omnik-dev/omnik/htmlreport"
+
+	"github.com/omnik-dev/omnik/modules/httpdebug"
 )
 
 func htmlData(t *testing.T, path string) string {
@@ -90,8 +92,8 @@ func TestReportHoldsNoCredential(t *testing.T) {
 		"http://gpu-host:8000":                     "http://gpu-host:8000",
 		"http://[::1]:namedport":                   "(unparsable URL)",
 	} {
-		if got := redactTarget(raw); got != want {
-			t.Errorf("redactTarget(%q) = %q, want %q", raw, got, want)
+		if got := httpdebug.RedactRawURL(raw); got != want {
+			t.Errorf("RedactRawURL(%q) = %q, want %q", raw, got, want)
 		}
 	}
 }

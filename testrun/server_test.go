@@ -192,8 +192,13 @@ func TestTheScriptNamesItsServerPage(t *testing.T) {
 	if _, err := Load(off); err == nil || !strings.Contains(err.Error(), "--server-metrics=off") {
 		t.Errorf("--server-metrics=off over the script's page, with server thresholds: %v", err)
 	}
-	bad := strings.Replace(src, "interval: '200ms'", "interval: '1ms'", 1)
-	if _, err := Load(Options{Script: Script{Name: "s.js", Source: []byte(bad)}}); err == nil {
-		t.Error("a 1 ms interval loaded")
+	for _, bad := range []string{
+		strings.Replace(src, "interval: '200ms'", "interval: '1ms'", 1),
+		strings.Replace(src, "serverMetrics: {", "serverMetrics: 'x', _: {", 1),
+		strings.Replace(src, "url: '"+srv.URL+"/metrics'", "url: 'ftp://h/metrics'", 1),
+	} {
+		if _, err := Load(Options{Script: Script{Name: "s.js", Source: []byte(bad)}}); err == nil {
+			t.Errorf("loaded:\n%s", bad)
+		}
 	}
 }

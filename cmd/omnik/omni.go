@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -106,18 +105,10 @@ func (f *serverMetricsFlags) strayURL(args []string) error {
 	}
 	for _, a := range args {
 		if strings.HasPrefix(a, "http://") || strings.HasPrefix(a, "https://") {
-			return &engine.OptionsError{Msg: fmt.Sprintf("%q follows --server-metrics: write --server-metrics=URL, with the =", redactArg(a))}
+			return &engine.OptionsError{Msg: fmt.Sprintf("%q follows --server-metrics: write --server-metrics=URL, with the =", httpdebug.RedactRawURL(a))}
 		}
 	}
 	return nil
-}
-
-// redactArg is an argument as an error may quote it: a URL without its credentials.
-func redactArg(a string) string {
-	if u, err := url.Parse(a); err == nil {
-		return httpdebug.RedactURL(u)
-	}
-	return "(a URL)"
 }
 
 func (f *serverMetricsFlags) options() testrun.ServerMetricsOptions {

@@ -63,6 +63,16 @@ func RedactURL(u *url.URL) string {
 	return c.String()
 }
 
+// RedactRawURL is RedactURL of raw, or "(unparsable URL)": a URL that does not parse
+// is not quoted at all, since where its credentials lie is unknown.
+func RedactRawURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return RedactURL(u)
+}
+
 // RedactQuery redacts a raw query string pair by pair, leaving every other byte as sent.
 func RedactQuery(raw string) string {
 	if raw == "" {

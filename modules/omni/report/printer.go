@@ -10,14 +10,25 @@ import (
 type printer struct{ strings.Builder }
 
 // header centres text in width columns; the odd fill character goes right (Python `^`).
-func (p *printer) header(text string, fill byte) {
-	pad := max(width-len(text), 0)
-	f := string(fill)
-	p.WriteString(strings.Repeat(f, pad/2) + text + strings.Repeat(f, pad-pad/2) + "\n")
-}
+func (p *printer) header(text string, fill byte) { WriteHeader(&p.Builder, text, fill) }
 
 // row is `%-40s %-10s`: values of 10+ characters get no trailing space, long labels are not cut.
-func (p *printer) row(label, value string) { fmt.Fprintf(p, "%-40s %-10s\n", label, value) }
+func (p *printer) row(label, value string) { WriteRow(&p.Builder, label, value) }
+
+// WriteHeader writes a block header in the reference's layout: text centred in its 50
+// columns, the odd fill character going right (Python's `^`). Other packages' blocks
+// (the Server metrics block) look like the reference's through it.
+func WriteHeader(b *strings.Builder, text string, fill byte) {
+	pad := max(width-len(text), 0)
+	f := string(fill)
+	b.WriteString(strings.Repeat(f, pad/2) + text + strings.Repeat(f, pad-pad/2) + "\n")
+}
+
+// WriteRow writes a row in the reference's `{:<40} {:<10}`.
+func WriteRow(b *strings.Builder, label, value string) { fmt.Fprintf(b, "%-40s %-10s\n", label, value) }
+
+// WriteRule writes the line that closes a block.
+func WriteRule(b *strings.Builder) { b.WriteString(strings.Repeat("=", width) + "\n") }
 
 func (p *printer) intRow(label string, v int) { p.row(label, fmt.Sprint(v)) }
 

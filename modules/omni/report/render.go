@@ -103,7 +103,7 @@ func Render(w io.Writer, r *Result, opts RenderOptions) error {
 			p.stage(&r.Stages[i], sel)
 		}
 	}
-	p.WriteString(strings.Repeat("=", width) + "\n")
+	WriteRule(&p.Builder)
 	_, err := io.WriteString(w, p.String())
 	return err
 }
