@@ -31,6 +31,9 @@ type ScenarioConfig struct {
 	Burstiness       *float64  `json:"burstiness,omitempty"`
 	Seed             *int64    `json:"seed,omitempty"`
 	OnSaturation     string    `json:"onSaturation,omitempty"`
+	Trace            string    `json:"trace,omitempty"`
+	Format           string    `json:"format,omitempty"`
+	Speed            *float64  `json:"speed,omitempty"`
 
 	// keys are the keys the source set, checked against the executor's.
 	keys []string
@@ -48,6 +51,7 @@ func (c *ScenarioConfig) fields() map[string]any {
 		"gracefulRampDown": &c.GracefulRampDown, "rate": &c.Rate, "startRate": &c.StartRate,
 		"timeUnit": &c.TimeUnit, "preAllocatedVUs": &c.PreAllocatedVUs, "maxVUs": &c.MaxVUs,
 		"burstiness": &c.Burstiness, "seed": &c.Seed, "onSaturation": &c.OnSaturation,
+		"trace": &c.Trace, "format": &c.Format, "speed": &c.Speed,
 	}
 }
 
