@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 )
 
 // ScenarioConfig is one entry of options.scenarios. It holds the keys of every executor;
@@ -75,4 +76,15 @@ func (c *ScenarioConfig) UnmarshalJSON(data []byte) error {
 		}
 	}
 	return nil
+}
+
+// ResolvePaths makes the scenarios' relative file paths (a trace-replay's trace)
+// relative to dir, the directory of the file whose options these are, so a script's
+// trace is found beside it whatever the working directory.
+func (o *Options) ResolvePaths(dir string) {
+	for _, sc := range o.Scenarios {
+		if sc.Trace != "" && !filepath.IsAbs(sc.Trace) {
+			sc.Trace = filepath.Join(dir, sc.Trace)
+		}
+	}
 }

@@ -140,6 +140,7 @@ func (m *Module) Close() {
 func (m *Module) JS() js.Module {
 	return func(vu *js.VU) (*js.Exports, error) {
 		api := m.api(vu, nil)
+		_ = api.Set("traceRequest", traceRequest(vu))
 		named := map[string]any{}
 		for _, k := range api.Keys() {
 			named[k] = api.Get(k)
