@@ -38,6 +38,9 @@ type ScenarioConfig struct {
 
 	// keys are the keys the source set, checked against the executor's.
 	keys []string
+	// traces keeps the trace file a decoded config names, so the plans built from it
+	// (consolidation's check, the run's, inspect's) read and parse it once.
+	traces *traceCache
 }
 
 // commonKeys are accepted by every executor.
@@ -65,6 +68,7 @@ func (c *ScenarioConfig) UnmarshalJSON(data []byte) error {
 	}
 	fields := c.fields()
 	c.keys = c.keys[:0]
+	c.traces = &traceCache{}
 	for _, key := range sortedKeys(raw) {
 		c.keys = append(c.keys, key)
 		f := fields[key]

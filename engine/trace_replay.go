@@ -32,7 +32,7 @@ func buildTraceReplay(c *check, sc *ScenarioConfig, seg Segment) executor {
 	if !c.required("trace", sc.Trace != "") || c.err != nil {
 		return e
 	}
-	t, err := trace.Load(sc.Trace, sc.Format)
+	t, err := sc.traces.load(sc.Trace, sc.Format)
 	if err != nil {
 		c.failf("%v", err)
 		return e
@@ -189,4 +189,27 @@ func (t *sessionTurns) next(sid int32) (arrival, bool) {
 	}
 	t.queued[sid] = q[1:]
 	return q[0], true
+}
+
+// traceCache is the trace a scenario config last loaded, with its path and format.
+type traceCache struct {
+	mu           sync.Mutex
+	path, format string
+	trace        *trace.Trace
+	err          error
+}
+
+// load reads the trace, or returns the one read before for the same path and format.
+// A nil cache (a config built in Go, not decoded) reads it each time.
+func (c *traceCache) load(path, format string) (*trace.Trace, error) {
+	if c == nil {
+		return trace.Load(path, format)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.trace == nil && c.err == nil || c.path != path || c.format != format {
+		c.path, c.format = path, format
+		c.trace, c.err = trace.Load(path, format)
+	}
+	return c.trace, c.err
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -257,5 +258,31 @@ func TestTraceReplayOptionErrors(t *testing.T) {
 				t.Errorf("error %v, want %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// The plans built from one decoded config share one read of the trace: once the
+// options are consolidated the file is no longer needed.
+func TestTraceIsReadOncePerConfig(t *testing.T) {
+	t.Parallel()
+	path := writeTrace(t, `{"offset_ms": 0}`, `{"offset_ms": 5}`)
+	o, _, err := ParseOptions("test", []byte(`{"scenarios": {"s": {"executor": "trace-replay", "trace": `+path+`, "preAllocatedVUs": 1}}}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, err = Consolidate(nil, o); err != nil {
+		t.Fatal(err)
+	}
+	var file string
+	_ = json.Unmarshal([]byte(path), &file)
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(fakeScript(sleeper(0)), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := r.Run(context.Background()); res.IterationsCompleted != 2 {
+		t.Errorf("result %+v", res)
 	}
 }

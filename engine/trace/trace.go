@@ -15,6 +15,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -150,71 +151,75 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	}
 }
 
-// timeKey is the key of a format's offset.
-func timeKey(format string) string {
-	if format == Mooncake {
-		return "timestamp"
-	}
-	return "offset_ms"
+// line holds the keys omnik reads, undecoded: one pass of encoding/json over the line,
+// then each value is checked on its own bytes, which keeps a 100 000-line trace fast.
+type line struct {
+	OffsetMS     json.RawMessage `json:"offset_ms"`
+	Timestamp    json.RawMessage `json:"timestamp"`
+	Session      json.RawMessage `json:"session"`
+	SessionID    json.RawMessage `json:"session_id"`
+	Body         json.RawMessage `json:"body"`
+	Dataset      json.RawMessage `json:"dataset"`
+	InputLength  json.RawMessage `json:"input_length"`
+	OutputLength json.RawMessage `json:"output_length"`
+	HashIDs      json.RawMessage `json:"hash_ids"`
+	Delay        json.RawMessage `json:"delay"`
 }
 
 // parseEntry validates one line; a non-empty reason says what is wrong with it.
-func (t *Trace) parseEntry(line []byte, sessions map[string]int32) (Entry, string) {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(line, &obj); err != nil || obj == nil {
+func (t *Trace) parseEntry(raw []byte, sessions map[string]int32) (Entry, string) {
+	var l line
+	if raw[0] != '{' {
+		return Entry{}, "want a JSON object"
+	}
+	if err := json.Unmarshal(raw, &l); err != nil {
 		return Entry{}, "want a JSON object" + jsonReason(err)
 	}
 	if t.Format == "" {
-		_, omnik := obj["offset_ms"]
-		_, mooncake := obj["timestamp"]
 		switch {
-		case omnik && mooncake:
+		case l.OffsetMS != nil && l.Timestamp != nil:
 			return Entry{}, `both "offset_ms" and "timestamp": set the scenario's "format" to "omnik" or "mooncake"`
-		case mooncake:
+		case l.Timestamp != nil:
 			t.Format = Mooncake
 		default:
 			t.Format = Omnik
 		}
 	}
-	e := Entry{Session: -1, raw: slices.Clone(line)}
-	key := timeKey(t.Format)
-	raw, ok := obj[key]
-	if !ok {
+	e := Entry{Session: -1, raw: slices.Clone(raw)}
+	key, at := "offset_ms", l.OffsetMS
+	if t.Format == Mooncake {
+		key, at = "timestamp", l.Timestamp
+	}
+	if at == nil {
 		reason := fmt.Sprintf("no %q (milliseconds from the trace's start; %s format)", key, t.Format)
-		if _, delay := obj["delay"]; delay {
+		if l.Delay != nil {
 			reason += `; turns timed by "delay" are not supported`
 		}
 		return e, reason
 	}
-	var ms float64
-	if json.Unmarshal(raw, &ms) != nil {
-		return e, fmt.Sprintf("%q must be a number of milliseconds, got %s", key, raw)
+	ms, err := strconv.ParseFloat(string(at), 64)
+	if err != nil {
+		return e, fmt.Sprintf("%q must be a number of milliseconds, got %s", key, abbreviate(at))
 	}
-	if ms < 0 || ms > float64(MaxOffset/time.Millisecond) {
+	if !(ms >= 0 && ms <= float64(MaxOffset/time.Millisecond)) {
 		return e, fmt.Sprintf("%q %v ms: want 0 to %v ms (%s); make absolute times relative to the first", key, ms, int64(MaxOffset/time.Millisecond), MaxOffset)
 	}
 	e.Offset = time.Duration(ms * float64(time.Millisecond))
-	for _, k := range []string{"input_length", "output_length", "dataset"} {
-		if v, ok := obj[k]; ok {
-			var n int64
-			if json.Unmarshal(v, &n) != nil || n < 0 {
-				return e, fmt.Sprintf("%q must be a non-negative integer, got %s", k, v)
-			}
+	for _, f := range []struct {
+		key string
+		v   json.RawMessage
+	}{{"input_length", l.InputLength}, {"output_length", l.OutputLength}, {"dataset", l.Dataset}} {
+		if n, err := strconv.ParseInt(string(f.v), 10, 64); f.v != nil && (err != nil || n < 0) {
+			return e, fmt.Sprintf("%q must be a non-negative integer, got %s", f.key, abbreviate(f.v))
 		}
 	}
-	if v, ok := obj["hash_ids"]; ok {
-		var ids []int64
-		if json.Unmarshal(v, &ids) != nil {
-			return e, fmt.Sprintf(`"hash_ids" must be an array of integers, got %s`, abbreviate(v))
-		}
+	if l.HashIDs != nil && !intArray(l.HashIDs) {
+		return e, fmt.Sprintf(`"hash_ids" must be an array of integers, got %s`, abbreviate(l.HashIDs))
 	}
-	if v, ok := obj["body"]; ok {
-		var body map[string]json.RawMessage
-		if json.Unmarshal(v, &body) != nil || body == nil {
-			return e, fmt.Sprintf(`"body" must be a JSON object (the request to send), got %s`, abbreviate(v))
-		}
+	if l.Body != nil && l.Body[0] != '{' {
+		return e, fmt.Sprintf(`"body" must be a JSON object (the request to send), got %s`, abbreviate(l.Body))
 	}
-	id, reason := sessionID(obj)
+	id, reason := sessionID(l)
 	if reason != "" {
 		return e, reason
 	}
@@ -230,22 +235,40 @@ func (t *Trace) parseEntry(line []byte, sessions map[string]int32) (Entry, strin
 	return e, ""
 }
 
+// intArray reports whether v, valid JSON, is an array of integers.
+func intArray(v json.RawMessage) bool {
+	if len(v) < 2 || v[0] != '[' || v[len(v)-1] != ']' {
+		return false
+	}
+	inner := v[1 : len(v)-1]
+	if len(bytes.TrimSpace(inner)) == 0 {
+		return true
+	}
+	for item := range bytes.SplitSeq(inner, []byte(",")) {
+		if _, err := strconv.ParseInt(string(bytes.TrimSpace(item)), 10, 64); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // sessionID reads "session" or "session_id", a string or a number.
-func sessionID(obj map[string]json.RawMessage) (string, string) {
-	for _, k := range []string{"session", "session_id"} {
-		v, ok := obj[k]
-		if !ok || string(v) == "null" {
+func sessionID(l line) (string, string) {
+	for _, f := range []struct {
+		key string
+		v   json.RawMessage
+	}{{"session", l.Session}, {"session_id", l.SessionID}} {
+		if f.v == nil || string(f.v) == "null" {
 			continue
 		}
 		var s string
-		if json.Unmarshal(v, &s) == nil {
+		if json.Unmarshal(f.v, &s) == nil {
 			return s, ""
 		}
-		var n json.Number
-		if json.Unmarshal(v, &n) == nil {
-			return n.String(), ""
+		if f.v[0] == '-' || f.v[0] >= '0' && f.v[0] <= '9' {
+			return string(f.v), ""
 		}
-		return "", fmt.Sprintf("%q must be a string or a number, got %s", k, abbreviate(v))
+		return "", fmt.Sprintf("%q must be a string or a number, got %s", f.key, abbreviate(f.v))
 	}
 	return "", ""
 }
