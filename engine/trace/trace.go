@@ -175,6 +175,12 @@ func (t *Trace) parseEntry(raw []byte, sessions map[string]int32) (Entry, string
 	if err := json.Unmarshal(raw, &l); err != nil {
 		return Entry{}, "want a JSON object" + jsonReason(err)
 	}
+	// A null is an absent key, as converted tables (parquet, CSV) write them.
+	for _, v := range []*json.RawMessage{&l.OffsetMS, &l.Timestamp, &l.Session, &l.SessionID, &l.Body, &l.Dataset, &l.InputLength, &l.OutputLength, &l.HashIDs, &l.Delay} {
+		if string(*v) == "null" {
+			*v = nil
+		}
+	}
 	if t.Format == "" {
 		switch {
 		case l.OffsetMS != nil && l.Timestamp != nil:
@@ -258,7 +264,7 @@ func sessionID(l line) (string, string) {
 		key string
 		v   json.RawMessage
 	}{{"session", l.Session}, {"session_id", l.SessionID}} {
-		if f.v == nil || string(f.v) == "null" {
+		if f.v == nil {
 			continue
 		}
 		var s string

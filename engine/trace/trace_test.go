@@ -32,6 +32,7 @@ func TestParseFormats(t *testing.T) {
 {"offset_ms": 30, "session": "x"}
 {"offset_ms": 20, "session": "y"}`, Omnik, []time.Duration{10 * ms, 20 * ms, 30 * ms, 30 * ms}, []int32{2, 4, 1, 3}, []string{"x", "y"}},
 		{"explicit mooncake ignores offset_ms", "mooncake", `{"timestamp": 5, "offset_ms": 99}`, Mooncake, []time.Duration{5 * ms}, []int32{1}, nil},
+		{"nulls are absent keys", "", `{"timestamp": 3, "session_id": null, "delay": null, "hash_ids": null, "input_length": null}`, Mooncake, []time.Duration{3 * ms}, []int32{1}, nil},
 		{"CRLF and spaces", "", "  {\"offset_ms\": 1}\r\n\r\n{\"offset_ms\": 2}\r\n", Omnik, []time.Duration{ms, 2 * ms}, []int32{1, 3}, nil},
 	}
 	for _, tt := range tests {
@@ -61,6 +62,7 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 		{"not JSON", "", "{\"offset_ms\": 0}\n{oops", "trace t.jsonl:2: want a JSON object (invalid character"},
 		{"an array", "", "[1]", "trace t.jsonl:1: want a JSON object"},
 		{"null", "", "null", "trace t.jsonl:1: want a JSON object"},
+		{"null time", "mooncake", `{"timestamp": null}`, `no "timestamp"`},
 		{"no time", "", `{"offset_ms": 0}` + "\n" + `{"body": {}}`, `trace t.jsonl:2: no "offset_ms" (milliseconds from the trace's start; omnik format)`},
 		{"mixed formats", "", `{"timestamp": 0}` + "\n" + `{"offset_ms": 1}`, `trace t.jsonl:2: no "timestamp"`},
 		{"ambiguous", "", `{"timestamp": 0, "offset_ms": 0}`, `set the scenario's "format"`},
