@@ -40,6 +40,10 @@ type Test struct {
 	// stream carries the run's records; origin is its time zero.
 	stream *record.Stream
 	origin time.Time
+	// window is the part of the run the views measure (Options.Warmup).
+	window *window
+	// outcome is what Run found, once it returned.
+	outcome *Outcome
 
 	mu       sync.Mutex
 	ran      bool        // Run was called
@@ -52,6 +56,7 @@ type Test struct {
 func Load(o Options) (*Test, error) {
 	o.defaults()
 	t := &Test{opts: o, registry: metrics.NewRegistry(), stream: record.NewStream(), origin: time.Now()}
+	t.window = newWindow(o.Warmup, t.origin)
 	if err := t.newModules(); err != nil {
 		return nil, err
 	}

@@ -34,6 +34,10 @@ type Options struct {
 	Flags engine.Options
 	// Thresholds are --threshold expressions, judged with the script's.
 	Thresholds []string
+	// Warmup leaves the first part of the scenarios out of the summary, the thresholds and
+	// the result files: they measure from Warmup after the scenarios began (omnik sweep's
+	// steps). Its requests are counted in the End line.
+	Warmup time.Duration
 	// Segment runs only that slice of the test; the zero value is the whole test.
 	Segment engine.Segment
 	// RunID names the distributed run this piece belongs to (omnik merge refuses pieces
