@@ -18,8 +18,9 @@ import (
 )
 
 // moduleOptionKeys are option keys that belong to modules rather than the engine:
-// options.omni, and k6's top-level insecureSkipTLSVerify, which both modules follow.
-var moduleOptionKeys = []string{"omni", insecureKey}
+// options.omni, k6's top-level insecureSkipTLSVerify, which both modules follow, and
+// options.sweep, omnik sweep's (a plain run leaves it alone).
+var moduleOptionKeys = []string{"omni", insecureKey, "sweep"}
 
 const insecureKey = "insecureSkipTLSVerify"
 
@@ -264,3 +265,6 @@ func checkWritable(path string) error {
 	f.Close()
 	return os.Remove(f.Name())
 }
+
+// Thresholds are the thresholds the run judges (none with Options.NoThresholds).
+func (t *Test) Thresholds() []*metrics.Threshold { return t.judged() }

@@ -52,6 +52,9 @@ type Options struct {
 	SummaryExport string // write the summary as JSON here
 	NoSummary     bool   // print no end-of-test summary
 	Quiet         bool   // no progress lines
+	// NoVerdictLine leaves out the error line naming the crossed thresholds: the caller
+	// says it (omnik sweep's step lines).
+	NoVerdictLine bool
 	// HTTPDebug is --http-debug: "" (off), "headers" or "full" (bodies too), printed to
 	// Stderr for omni and omnik/http calls alike, credentials redacted.
 	HTTPDebug string

@@ -161,7 +161,7 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 	if res.Failed {
 		o.Log.Error("test failed: " + res.FailReason)
 	}
-	if failed := ev.Failed(); len(failed) > 0 {
+	if failed := ev.Failed(); len(failed) > 0 && !o.NoVerdictLine {
 		// On stderr whatever the summary did: with --no-summary or a handleSummary that
 		// prints nothing, this line is the only word on why the run exits 99.
 		o.Log.Error(crossed(failed))
