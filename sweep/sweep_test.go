@@ -32,14 +32,21 @@ export default async function () {
 }
 `
 
-// sweepOf runs a sweep of src against fresh simulators made with opts.
-func sweepOf(t *testing.T, src string, edit func(*Options), opts ...mock.Option) (engine.ExitCode, *Result, string) {
+// writeScript writes src into a new directory.
+func writeScript(t *testing.T, src string) (dir, path string) {
 	t.Helper()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "script.js")
+	dir = t.TempDir()
+	path = filepath.Join(dir, "script.js")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return dir, path
+}
+
+// sweepOf runs a sweep of src against fresh simulators made with opts.
+func sweepOf(t *testing.T, src string, edit func(*Options), opts ...mock.Option) (engine.ExitCode, *Result, string) {
+	t.Helper()
+	dir, path := writeScript(t, src)
 	var stdout, stderr bytes.Buffer
 	o := Options{Run: testrun.Options{Script: testrun.Script{Path: path}}, Dir: filepath.Join(dir, "out"), Stdout: &stdout, Stderr: &stderr,
 		NewMock: func() (*mock.Server, error) { return mock.New(opts...) }}
@@ -154,11 +161,7 @@ func TestSweepStopsAtTheTimeCap(t *testing.T) {
 // Stop before the first step ends the sweep with no step and exit 105, the table printed.
 func TestSweepStopped(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "script.js")
-	if err := os.WriteFile(path, []byte(kneeScript), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, path := writeScript(t, kneeScript)
 	var stdout bytes.Buffer
 	s := New(Options{Run: testrun.Options{Script: testrun.Script{Path: path}}, Dir: dir, Stdout: &stdout,
 		NewMock: func() (*mock.Server, error) { return mock.New() }})
@@ -191,11 +194,7 @@ export default async function () { await omni.chat({ messages: [{ role: 'user', 
 		{"short max time", `{ vus: 1, duration: '1s', thresholds: { e2el: ['p(99) < 1'] }, sweep: { vus: [1, 4], maxTime: '1s' } }`, "max time 1s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			path := filepath.Join(dir, "script.js")
-			if err := os.WriteFile(path, []byte(strings.Replace(base, "OPTIONS", c.options, 1)), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			dir, path := writeScript(t, strings.Replace(base, "OPTIONS", c.options, 1))
 			_, err := New(Options{Run: testrun.Options{Script: testrun.Script{Path: path}}, Dir: filepath.Join(dir, "out"),
 				NewMock: func() (*mock.Server, error) { return mock.New() }}).Run(context.Background())
 			if err == nil || engine.ExitCodeOf(err) != engine.ExitInvalidConfig || !strings.Contains(err.Error(), c.want) {
