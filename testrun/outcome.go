@@ -50,18 +50,13 @@ func (o *Outcome) Throughput() float64 {
 // Outcome is what Run found; nil before Run returned.
 func (t *Test) Outcome() *Outcome { return t.outcome }
 
-func newOutcome(code engine.ExitCode, res engine.Result, ev metrics.Evaluation, end runEnd, measured *requestCounts, w *window, snap *metrics.Snapshot) *Outcome {
+func newOutcome(code engine.ExitCode, res engine.Result, ev metrics.Evaluation, end runEnd, measured *requestCounts, cpu time.Duration, snap *metrics.Snapshot) *Outcome {
 	o := &Outcome{Exit: code, Thresholds: ev.Results, Duration: end.Duration, Interrupted: res.Interrupted, AbortReason: res.AbortReason,
-		Cores: runtime.GOMAXPROCS(0), Wall: res.Duration}
+		Cores: runtime.GOMAXPROCS(0), Wall: res.Duration, CPU: cpu}
 	o.Requests, o.Failed = measured.total()
 	if snap != nil {
 		if c, ok := snap.Sink("dropped_iterations").(*metrics.CounterSink); ok {
 			o.Dropped = int64(c.Sum)
-		}
-	}
-	if now, ok := cputime.Process(); ok {
-		if at := w.cpuAtBegin.Load(); at != nil {
-			o.CPU = now - *at
 		}
 	}
 	return o

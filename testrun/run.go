@@ -108,6 +108,7 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 		return 0, err
 	}
 	res := run.Run(ctx)
+	cpu := t.window.cpuSinceBegin()
 
 	// Records of calls the end of the run cut off still count, once their readers return.
 	drain, cancel := context.WithTimeout(context.Background(), drainTimeout)
@@ -167,7 +168,7 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 		o.Log.Error(crossed(failed))
 	}
 	code := engine.ExitCodeFor(res, ev.Passed(), summaryErr)
-	t.outcome = newOutcome(code, res, ev, end, measured, t.window, v.final)
+	t.outcome = newOutcome(code, res, ev, end, measured, cpu, v.final)
 	return code, nil
 }
 

@@ -37,6 +37,17 @@ func (w *window) start(at time.Time) {
 	w.began.Store(&at)
 }
 
+// cpuSinceBegin is the process's CPU time since the scenarios began; 0 when they did
+// not, or the platform has no process clock.
+func (w *window) cpuSinceBegin() time.Duration {
+	at := w.cpuAtBegin.Load()
+	now, ok := cputime.Process()
+	if at == nil || !ok {
+		return 0
+	}
+	return now - *at
+}
+
 // from is where the measured window begins; ok is false before the scenarios began.
 func (w *window) from() (at time.Time, ok bool) {
 	b := w.began.Load()
