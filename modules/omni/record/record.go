@@ -55,6 +55,10 @@ const (
 	MetaPairSize = "pair_size"
 )
 
+// DefaultTarget is the `target` tag of the default client's requests in a run that made
+// other clients, and what a request without the tag was sent to.
+const DefaultTarget = "default"
+
 // Error says why a request failed.
 type Error struct {
 	Kind    string `json:"kind"`    // one of the Kind constants

@@ -9,7 +9,7 @@ import (
 )
 
 // DefaultTarget names the requests without a `target` tag: the default client's.
-const DefaultTarget = "default"
+const DefaultTarget = record.DefaultTarget
 
 // TargetOf is the target a request was sent to: its `target` tag, else DefaultTarget.
 func TargetOf(r *record.Record) string {
