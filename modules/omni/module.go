@@ -43,6 +43,8 @@ type Module struct {
 	// named is set once a script made a client: the default client's requests are then
 	// tagged target:default, so thresholds and the A/B block can name that side.
 	named atomic.Bool
+	// turn rotates which copy of a mirrored call starts first.
+	turn atomic.Uint64
 }
 
 // Option configures a Module.
@@ -280,14 +282,24 @@ func (m *Module) start(vu *js.VU, c *target, mirrors []*target, p params, cl cal
 	promise := vu.Promise(func(ctx context.Context) js.Settle {
 		defer m.calls.Done()
 		recs := make([]*record.Record, len(sides))
-		var wg sync.WaitGroup
-		for i, mc := range mirrors {
-			// Copied before c's run completes the body with its defaults (and its model).
-			mcl := cl.mirrored()
-			wg.Go(func() { recs[i+1] = run(ctx, mc, mcl) })
+		if len(mirrors) == 0 {
+			recs[0] = run(ctx, c, cl)
+		} else {
+			calls := []call{cl}
+			for range mirrors {
+				// Copied before c's run completes the body with its defaults (and its model).
+				calls = append(calls, cl.mirrored())
+			}
+			// The copies start in an order that turns call by call, so no side is
+			// always the first on the wire (and first served by a shared server).
+			first := int(m.turn.Add(1) % uint64(len(sides)))
+			var wg sync.WaitGroup
+			for j := range sides {
+				i := (first + j) % len(sides)
+				wg.Go(func() { recs[i] = run(ctx, sides[i], calls[i]) })
+			}
+			wg.Wait()
 		}
-		recs[0] = run(ctx, c, cl)
-		wg.Wait()
 		for i, rec := range recs {
 			rec.Usage.ResolvePrompt(p.promptTokens)
 			t := tags
