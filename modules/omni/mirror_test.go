@@ -12,7 +12,7 @@ import (
 	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
-// startSim starts a simulator on loopback for the test.
+// startSim starts a simulator on loopback for the test; its URL.
 func startSim(t *testing.T, opts ...mock.Option) string {
 	t.Helper()
 	srv, err := mock.New(opts...)

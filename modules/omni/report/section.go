@@ -42,9 +42,9 @@ func (o SectionOptions) aggregate() Options {
 
 // Section is the Serving/Stage Benchmark Result view of a run's record stream: a
 // record.Subscriber that folds each request into the whole run's Accumulator (and its
-// scenario's), and the metrics.Section the summary prints. Its memory stays bounded over
-// a soak test but for the peaks' events (see Accumulator); only SectionOptions.Detailed
-// keeps records.
+// scenario's, and, once two targets made requests, its target's), and the
+// metrics.Section the summary prints. Its memory stays bounded over a soak test but for
+// the peaks' events (see Accumulator); only SectionOptions.Detailed keeps records.
 type Section struct {
 	opts SectionOptions
 
@@ -225,7 +225,7 @@ func (s *Section) ab() *abTable {
 func (s *Section) Name() string { return "omni" }
 
 // Text implements metrics.Section: the failures by kind, then the whole run's blocks and
-// each scenario's.
+// each scenario's, then, when the requests went to two targets or more, the A/B block.
 func (s *Section) Text(w io.Writer) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -270,7 +270,7 @@ func (s *Section) writeFailures(w io.Writer) error {
 }
 
 // JSON implements metrics.Section: the --save-result view of the whole run ("all") and
-// of each scenario.
+// of each scenario, and the A/B view ("ab") of a run of two targets or more.
 func (s *Section) JSON() any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
