@@ -59,14 +59,11 @@ func TestABBlockGolden(t *testing.T) {
 		s.Add(r)
 	}
 	out := sectionText(t, s)
-	i := strings.Index(out, "=== A/B Benchmark Result")
-	if i < 0 {
-		t.Fatalf("no A/B block:\n%s", out)
-	}
-	if !strings.Contains(out[:i], "Successful requests:                     15 ") {
+	block := abBlock(t, out)
+	if !strings.Contains(strings.TrimSuffix(out, block), "Successful requests:                     15 ") {
 		t.Errorf("the whole run's block does not come first with both targets' requests:\n%s", out)
 	}
-	compareGolden(t, "ab_block.golden", out[strings.LastIndex(out[:i], "\n")+1:])
+	compareGolden(t, "ab_block.golden", block)
 }
 
 // Each target's column is what a run of that target's requests alone would print: the
@@ -87,10 +84,10 @@ func TestABTargetsAggregateAsSeparateRuns(t *testing.T) {
 	}
 	opts := SectionOptions{Percentiles: []float64{50, 99}, Scenarios: []string{"x", "y"}}
 	s := NewSection(opts)
-	alone := map[string]*Section{DefaultTarget: NewSection(opts), "b": NewSection(opts)}
+	alone := map[string]*Section{record.DefaultTarget: NewSection(opts), "b": NewSection(opts)}
 	for _, r := range recs {
 		s.Add(r)
-		alone[TargetOf(r)].Add(r)
+		alone[targetOf(r)].Add(r)
 	}
 	s.mu.Lock()
 	tab := s.ab()
@@ -191,4 +188,30 @@ func TestMedianCIRankAndSignTest(t *testing.T) {
 			t.Errorf("signTestP(%d, %d) = %v, want %v", tc.below, tc.above, p, tc.want)
 		}
 	}
+}
+
+// Three targets of different kinds: a row one lacks shows "-", percentages differ in
+// points, and each target after the baseline has its own Δ and Δ% columns.
+func TestABBlockGoldenThreeTargets(t *testing.T) {
+	t.Parallel()
+	s := NewSection(SectionOptions{})
+	for i := range 3 {
+		start := float64(i) * 500
+		s.Add(req(at(start, 400), text(50, 10, 10), tokens(20, 3), chatAudio(120, 380, 1.5, 36000)))
+		s.Add(req(at(start, 460), text(60, 12, 12), tokens(20, 3), chatAudio(150, 440, 1.5, 36000), onTarget("b")))
+	}
+	// c streams speech: a continuity measurement, one chunk late enough to underrun.
+	s.Add(req(at(0, 300), speech(9600, 30, 60, 90), onTarget("c")))
+	s.Add(req(at(500, 900), speech(9600, 30, 500, 510), onTarget("c")))
+	compareGolden(t, "ab_block_three.golden", abBlock(t, sectionText(t, s)))
+}
+
+// abBlock is the A/B block of a section's text, from its first line on.
+func abBlock(t *testing.T, out string) string {
+	t.Helper()
+	i := strings.Index(out, "=== A/B Benchmark Result")
+	if i < 0 {
+		t.Fatalf("no A/B block:\n%s", out)
+	}
+	return out[strings.LastIndex(out[:i], "\n")+1:]
 }

@@ -20,14 +20,14 @@ type abTable struct {
 	values []map[string]line // by target, by key
 	// results and paired are what the rows came from, for the JSON view.
 	results []targetResult
-	paired  []PairedResult
+	paired  []pairedResult
 }
 
 // abKey names a line within its section: "Peak concurrent requests:" is a Serving row
 // and a Text Result row.
 func abKey(section string, l line) string { return section + "\x00" + string(l.fill) + l.text }
 
-func newABTable(results []targetResult, paired []PairedResult, metrics []string) *abTable {
+func newABTable(results []targetResult, paired []pairedResult, metrics []string) *abTable {
 	t := &abTable{lines: map[string]line{}, results: results, paired: paired}
 	for _, tr := range results {
 		var p printer
@@ -131,7 +131,7 @@ func delta(kind valueKind, base, v float64) (abs, rel string) {
 	case valueInt:
 		abs = fmt.Sprintf("%+d", int64(d))
 	case valuePercent:
-		abs = fmt.Sprintf("%+.2f%%", d*100)
+		abs = fmt.Sprintf("%+.2fpp", d*100) // percentage points: Δ% is the relative change
 	default:
 		abs = fmt.Sprintf("%+.2f", d)
 	}
@@ -148,7 +148,7 @@ func pad(s string, n int) string {
 
 // writePaired prints the paired differences of one target's mirrored calls under a
 // header n wide.
-func writePaired(b *strings.Builder, pr PairedResult, n int) {
+func writePaired(b *strings.Builder, pr pairedResult, n int) {
 	writeHeaderIn(b, fmt.Sprintf("Paired: %s - %s, mirrored calls", pr.Target, pr.Baseline), '-', n)
 	WriteRow(b, "Pairs compared:", fmt.Sprint(pr.Pairs))
 	WriteRow(b, "Pairs with a failed side (excluded):", fmt.Sprint(pr.Excluded))

@@ -110,16 +110,16 @@ func (p *pairing) compare(a, b member) {
 	}
 }
 
-// PairedResult compares a target with the baseline over the mirrored calls both served.
-type PairedResult struct {
+// pairedResult compares a target with the baseline over the mirrored calls both served.
+type pairedResult struct {
 	Baseline, Target string
 	Pairs            int // pairs where both sides succeeded
 	Excluded         int // pairs where a side failed or was interrupted
-	Metrics          []PairedDist
+	Metrics          []pairedDist
 }
 
-// PairedDist is one measure's per-pair differences, target − baseline, in ms.
-type PairedDist struct {
+// pairedDist is one measure's per-pair differences, target − baseline, in ms.
+type pairedDist struct {
 	Name, Label  string // "ttft", "TTFT"
 	N            int    // pairs where both sides had the value
 	ErrorBound   float64
@@ -135,16 +135,16 @@ type PairedDist struct {
 }
 
 // result compares target with baseline; ok is false when no mirrored call went to both.
-func (p *pairing) result(baseline, target string) (PairedResult, bool) {
+func (p *pairing) result(baseline, target string) (pairedResult, bool) {
 	key, flip := [2]string{baseline, target}, false
 	if target < baseline {
 		key, flip = [2]string{target, baseline}, true
 	}
 	d := p.diffs[key]
 	if d == nil {
-		return PairedResult{}, false
+		return pairedResult{}, false
 	}
-	out := PairedResult{Baseline: baseline, Target: target, Pairs: d.pairs, Excluded: d.excluded}
+	out := pairedResult{Baseline: baseline, Target: target, Pairs: d.pairs, Excluded: d.excluded}
 	for i, pm := range pairedMeasures {
 		l := d.lists[i]
 		if l.sink.Count() == 0 {
@@ -158,7 +158,7 @@ func (p *pairing) result(baseline, target string) (PairedResult, bool) {
 }
 
 // paired summarises the differences; flip turns [1] − [0] into [0] − [1].
-func (l pairedList) paired(flip bool) PairedDist {
+func (l pairedList) paired(flip bool) pairedDist {
 	n := int(l.sink.Count())
 	stat := func(st metrics.Stat) float64 { v, _ := l.sink.Value(st, 0); return v }
 	// orderStat is the i-th smallest difference (0-based), read as the percentile that
@@ -169,7 +169,7 @@ func (l pairedList) paired(flip bool) PairedDist {
 		}
 		return stat(metrics.Percentile(100 * float64(i) / float64(n-1)))
 	}
-	pd := PairedDist{N: n, ErrorBound: l.sink.ErrorBound(), Mean: stat(metrics.Stat{Name: "avg"}),
+	pd := pairedDist{N: n, ErrorBound: l.sink.ErrorBound(), Mean: stat(metrics.Stat{Name: "avg"}),
 		Median: stat(metrics.Stat{Name: "med"}), Below: l.below, Above: l.above, Ties: l.ties}
 	if k := medianCIRank(n); k > 0 {
 		pd.CILow, pd.CIHigh, pd.HasCI = orderStat(k-1), orderStat(n-k), true

@@ -212,7 +212,7 @@ func (s *Section) ab() *abTable {
 	if results == nil {
 		return nil
 	}
-	var paired []PairedResult
+	var paired []pairedResult
 	for _, tr := range results[1:] {
 		if pr, ok := s.targets.pairs.result(results[0].name, tr.name); ok {
 			paired = append(paired, pr)

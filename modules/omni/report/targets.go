@@ -8,15 +8,12 @@ import (
 	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
-// DefaultTarget names the requests without a `target` tag: the default client's.
-const DefaultTarget = record.DefaultTarget
-
-// TargetOf is the target a request was sent to: its `target` tag, else DefaultTarget.
-func TargetOf(r *record.Record) string {
+// targetOf is the target a request was sent to: its `target` tag, else record.DefaultTarget.
+func targetOf(r *record.Record) string {
 	if t := r.Tags["target"]; t != "" {
 		return t
 	}
-	return DefaultTarget
+	return record.DefaultTarget
 }
 
 // targets splits a run's requests by target for the A/B block. A run of one target, the
@@ -32,7 +29,7 @@ func newTargets(budget int) targets { return targets{pairs: newPairing(budget)} 
 
 // add folds r into its target's span; all is the whole run's span before r is added.
 func (t *targets) add(r *record.Record, all *span, opts Options) {
-	name := TargetOf(r)
+	name := targetOf(r)
 	t.pairs.add(r, name)
 	switch {
 	case t.first == "":
@@ -55,8 +52,8 @@ func (t *targets) add(r *record.Record, all *span, opts Options) {
 // requests, else the first by name, so the choice does not depend on which request
 // finished first.
 func (t *targets) baseline() string {
-	if t.byName[DefaultTarget] != nil {
-		return DefaultTarget
+	if t.byName[record.DefaultTarget] != nil {
+		return record.DefaultTarget
 	}
 	return slices.Min(slices.Collect(maps.Keys(t.byName)))
 }
