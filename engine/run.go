@@ -28,6 +28,7 @@ type Run struct {
 	segment     Segment
 	tickEvery   time.Duration
 	onTick      TickFunc
+	onBegin     func(time.Time)
 	progressOut *Progress
 	startAt     time.Time // WithStartAt; zero: start when ready
 
@@ -220,7 +221,11 @@ func (r *Run) teardown(parent context.Context) error {
 
 // runScenarios runs every scenario at its startTime and watches the run meanwhile.
 func (r *Run) runScenarios(ctx context.Context) {
-	r.began.Store(time.Now().UnixNano())
+	began := time.Now()
+	if r.onBegin != nil {
+		r.onBegin(began)
+	}
+	r.began.Store(began.UnixNano())
 	watchCtx, stopWatching := context.WithCancel(ctx)
 	var watchers sync.WaitGroup
 	watchers.Go(func() { r.monitor(watchCtx) })

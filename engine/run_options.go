@@ -48,3 +48,7 @@ func WithProgress(p *Progress) Option { return func(r *Run) { r.progressOut = p 
 // so the pieces of a distributed run share one time zero however late each came up. A t
 // already past starts at once.
 func WithStartAt(t time.Time) Option { return func(r *Run) { r.startAt = t } }
+
+// OnBegin calls f with the time the scenarios begin, before any of them starts: where a
+// measured window that leaves out VU init and setup() counts from.
+func OnBegin(f func(at time.Time)) Option { return func(r *Run) { r.onBegin = f } }

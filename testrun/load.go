@@ -18,8 +18,9 @@ import (
 )
 
 // moduleOptionKeys are option keys that belong to modules rather than the engine:
-// options.omni, and k6's top-level insecureSkipTLSVerify, which both modules follow.
-var moduleOptionKeys = []string{"omni", insecureKey}
+// options.omni, k6's top-level insecureSkipTLSVerify, which both modules follow, and
+// options.sweep, omnik sweep's (a plain run leaves it alone).
+var moduleOptionKeys = []string{"omni", insecureKey, "sweep"}
 
 const insecureKey = "insecureSkipTLSVerify"
 
@@ -40,6 +41,10 @@ type Test struct {
 	// stream carries the run's records; origin is its time zero.
 	stream *record.Stream
 	origin time.Time
+	// window is the part of the run the views measure (Options.Warmup).
+	window *window
+	// outcome is what Run found, once it returned.
+	outcome *Outcome
 
 	mu       sync.Mutex
 	ran      bool        // Run was called
@@ -52,6 +57,7 @@ type Test struct {
 func Load(o Options) (*Test, error) {
 	o.defaults()
 	t := &Test{opts: o, registry: metrics.NewRegistry(), stream: record.NewStream(), origin: time.Now()}
+	t.window = newWindow(o.Warmup, t.origin)
 	if err := t.newModules(); err != nil {
 		return nil, err
 	}
@@ -265,3 +271,6 @@ func checkWritable(path string) error {
 	f.Close()
 	return os.Remove(f.Name())
 }
+
+// Thresholds are the thresholds the run judges (none with Options.NoThresholds).
+func (t *Test) Thresholds() []*metrics.Threshold { return t.judged() }

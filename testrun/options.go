@@ -34,6 +34,10 @@ type Options struct {
 	Flags engine.Options
 	// Thresholds are --threshold expressions, judged with the script's.
 	Thresholds []string
+	// Warmup leaves the first part of the scenarios out of the summary, the thresholds and
+	// the result files: they measure from Warmup after the scenarios began (omnik sweep's
+	// steps). Its requests are counted in the End line.
+	Warmup time.Duration
 	// Segment runs only that slice of the test; the zero value is the whole test.
 	Segment engine.Segment
 	// RunID names the distributed run this piece belongs to (omnik merge refuses pieces
@@ -48,6 +52,9 @@ type Options struct {
 	SummaryExport string // write the summary as JSON here
 	NoSummary     bool   // print no end-of-test summary
 	Quiet         bool   // no progress lines
+	// NoVerdictLine leaves out the error line naming the crossed thresholds: the caller
+	// says it (omnik sweep's step lines).
+	NoVerdictLine bool
 	// HTTPDebug is --http-debug: "" (off), "headers" or "full" (bodies too), printed to
 	// Stderr for omni and omnik/http calls alike, credentials redacted.
 	HTTPDebug string

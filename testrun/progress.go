@@ -42,3 +42,13 @@ func (c *requestCounts) of(scenario string) (ok, failed int64) {
 	}
 	return 0, 0
 }
+
+// total is every scenario's counts together.
+func (c *requestCounts) total() (ok, failed int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, n := range c.by {
+		ok, failed = ok+n[0], failed+n[1]
+	}
+	return ok, failed
+}

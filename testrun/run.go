@@ -74,13 +74,15 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 		_ = outs.Stop()
 		return 0, engine.Invalid(err)
 	}
-	requests := newRequestCounts()
-	t.stream.Subscribe(append(append(v.subscribers(), requests, record.SubscriberFunc(func(r *record.Record) {
+	requests, measured := newRequestCounts(), newRequestCounts()
+	views := append(append(v.subscribers(), measured, record.SubscriberFunc(func(r *record.Record) {
 		outs.AddEntry(metrics.Entry{Type: "Record", Data: r})
-	})), o.Subscribers...)...)
+	})), o.Subscribers...)
 	if reports != nil {
-		t.stream.Subscribe(reports.collector)
+		views = append(views, reports.collector)
 	}
+	// The progress lines count every request; everything else sees the measured window.
+	t.stream.Subscribe(requests, t.window.records(views...))
 	scraper, first := t.serverScraper(ctx)
 	hdr := t.header(sec, plan)
 	var feed func(servermetrics.Scrape)
@@ -106,6 +108,7 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 		return 0, err
 	}
 	res := run.Run(ctx)
+	cpu := t.window.cpuSinceBegin()
 
 	// Records of calls the end of the run cut off still count, once their readers return.
 	drain, cancel := context.WithTimeout(context.Background(), drainTimeout)
@@ -121,10 +124,13 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 		}
 		scraper.Close()
 	}
-	end := runEnd{Schema: runSchemaWritten, Duration: res.Duration, Interrupted: res.Interrupted, StopReason: res.AbortReason, ScenarioStarts: map[string]time.Duration{}, ScheduleEnds: map[string]time.Duration{}}
+	end := runEnd{Schema: runSchemaWritten, Duration: t.window.measured(res.Duration), Interrupted: res.Interrupted, StopReason: res.AbortReason, ScenarioStarts: map[string]time.Duration{}, ScheduleEnds: map[string]time.Duration{},
+		Warmup: t.window.warmup, WarmupRecords: t.window.skipped.Load()}
+	from, _ := t.window.offset()
 	for _, sc := range res.Scenarios {
 		if !sc.Started.IsZero() {
-			end.ScenarioStarts[sc.Name] = sc.Started.Sub(t.origin)
+			// A warm-up moves where the benchmark durations begin to where it ended.
+			end.ScenarioStarts[sc.Name] = max(sc.Started.Sub(t.origin), from)
 			v.section.ScenarioStarted(sc.Name, end.ScenarioStarts[sc.Name])
 		}
 		if !sc.ScheduleEnded.IsZero() {
@@ -132,7 +138,7 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 			v.section.ScenarioScheduleEnded(sc.Name, end.ScheduleEnds[sc.Name])
 		}
 	}
-	summary, ev := v.summarize(t.judged(), res.Duration, summaryOptions{t.trendStats, t.timeUnit(), noColor(t.options, o.Stdout)})
+	summary, ev := v.summarize(t.judged(), end.Duration, summaryOptions{t.trendStats, t.timeUnit(), noColor(t.options, o.Stdout)})
 	summary.Run = hdr.about()
 	reports.write(summary, t.origin, o.Log)
 	end.LateSamples, end.LateRecords = v.pipeline.Late(), t.stream.Late()
@@ -156,12 +162,14 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 	if res.Failed {
 		o.Log.Error("test failed: " + res.FailReason)
 	}
-	if failed := ev.Failed(); len(failed) > 0 {
+	if failed := ev.Failed(); len(failed) > 0 && !o.NoVerdictLine {
 		// On stderr whatever the summary did: with --no-summary or a handleSummary that
 		// prints nothing, this line is the only word on why the run exits 99.
 		o.Log.Error(crossed(failed))
 	}
-	return engine.ExitCodeFor(res, ev.Passed(), summaryErr), nil
+	code := engine.ExitCodeFor(res, ev.Passed(), summaryErr)
+	t.outcome = newOutcome(code, res, ev, end, measured, cpu, v.final)
+	return code, nil
 }
 
 // newEngine builds the engine run and connects the script's VUs to it.
@@ -180,9 +188,10 @@ func (t *Test) newEngine(v *views, requests *requestCounts) (*engine.Run, error)
 	opts := []engine.Option{
 		engine.WithSegment(t.opts.Segment),
 		engine.WithStartAt(t.opts.StartAt),
-		engine.WithMetrics(p, r.Builtin()),
+		engine.WithMetrics(t.window.samples(p), r.Builtin()),
 		engine.WithLogger(t.opts.Log),
-		engine.OnTick(time.Second, thresholdTicker(t.judged(), v)),
+		engine.OnTick(time.Second, thresholdTicker(t.judged(), v, t.window)),
+		engine.OnBegin(t.window.start),
 	}
 	if !t.opts.Quiet {
 		opts = append(opts, engine.WithProgress(engine.NewProgress(t.opts.Stderr, engine.ProgressNoColor(noColor(t.options, nil)),
@@ -193,7 +202,7 @@ func (t *Test) newEngine(v *views, requests *requestCounts) (*engine.Run, error)
 		return nil, err
 	}
 	frozen, _ := json.Marshal(t.options)
-	r.Configure(js.WithCollector(p), js.WithController(run), js.WithTags(t.options.Tags), js.WithConsolidatedOptions(frozen))
+	r.Configure(js.WithCollector(t.window.samples(p)), js.WithController(run), js.WithTags(t.options.Tags), js.WithConsolidatedOptions(frozen))
 	t.mu.Lock()
 	t.run = run
 	if t.stopping {
@@ -205,17 +214,18 @@ func (t *Test) newEngine(v *views, requests *requestCounts) (*engine.Run, error)
 
 // thresholdTicker evaluates thresholds during the run and asks for an abort when an
 // abortOnFail threshold fails past its delay (metrics.Evaluation.Abort).
-func thresholdTicker(ths []*metrics.Threshold, v *views) engine.TickFunc {
+func thresholdTicker(ths []*metrics.Threshold, v *views, w *window) engine.TickFunc {
 	names := make([]string, len(ths))
 	for i, th := range ths {
 		names[i] = th.SinkName()
 	}
 	return func(elapsed time.Duration) (bool, string) {
-		if len(ths) == 0 {
+		// The warm-up is not judged: its samples are in no sink.
+		if len(ths) == 0 || elapsed < w.warmup {
 			return false, ""
 		}
 		snap := *v.pipeline.SnapshotOf(names...)
-		snap.Elapsed = elapsed
+		snap.Elapsed = w.measured(elapsed)
 		if ab := metrics.EvaluateThresholds(ths, v.judging(ths, &snap)).Abort; ab != nil {
 			return true, fmt.Sprintf("threshold %s failed", ab.Threshold)
 		}

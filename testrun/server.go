@@ -147,7 +147,7 @@ func (t *Test) phase() servermetrics.Phase {
 		return servermetrics.Before
 	}
 	switch began, ended := run.ScenariosRunning(); {
-	case !began:
+	case !began || !t.window.measures(time.Now()):
 		return servermetrics.Before
 	case ended:
 		return servermetrics.After

@@ -47,10 +47,11 @@ export async function image() {
 
 // run is one in-process run of src against a fresh simulator.
 type run struct {
-	code   engine.ExitCode
-	stdout string
-	log    string
-	dir    string
+	outcome *Outcome
+	code    engine.ExitCode
+	stdout  string
+	log     string
+	dir     string
 }
 
 // logBuffer is a goroutine-safe log sink.
@@ -109,7 +110,7 @@ func runScript(t *testing.T, src string, o Options, during func(*Test)) run {
 	if _, err := test.Run(context.Background()); err == nil {
 		t.Error("a Test ran twice")
 	}
-	return run{code: code, stdout: stdout.String(), log: logs.String(), dir: dir}
+	return run{outcome: test.Outcome(), code: code, stdout: stdout.String(), log: logs.String(), dir: dir}
 }
 
 // reportFile re-reports a file of a run.

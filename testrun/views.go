@@ -25,6 +25,8 @@ type views struct {
 	// "" when none was read (no Server metrics block).
 	server    *servermetrics.Window
 	serverURL string
+	// final is the pipeline's last snapshot, once summarize took it.
+	final *metrics.Snapshot
 }
 
 func newViews(reg *metrics.Registry, ths []*metrics.Threshold, budget int, sec report.SectionOptions, log *slog.Logger, outs ...metrics.Output) (*views, error) {
@@ -62,6 +64,7 @@ type summaryOptions struct {
 func (v *views) summarize(ths []*metrics.Threshold, d time.Duration, so summaryOptions) (*metrics.Summary, metrics.Evaluation) {
 	snap := *v.pipeline.Stop()
 	snap.Elapsed = d
+	v.final = &snap
 	ev := metrics.EvaluateThresholds(ths, v.judging(ths, &snap))
 	sections := []metrics.Section{v.section}
 	if v.serverURL != "" {
@@ -81,8 +84,8 @@ func (v *views) judging(ths []*metrics.Threshold, snap *metrics.Snapshot) *metri
 const runSchema = "omnik.run/v1"
 
 // runSchemaWritten is the minor version written: v1.1 adds piece, v1.2 env, v1.3
-// server_metrics.
-const runSchemaWritten = runSchema + ".3"
+// server_metrics, v1.4 the End line's warmup.
+const runSchemaWritten = runSchema + ".4"
 
 // runHeader is the first line of a result file: what `omnik report` needs besides the
 // data to print the summary the run printed.
@@ -184,4 +187,9 @@ type runEnd struct {
 	// LateSamples and LateRecords arrived after the run stopped: no view has them.
 	LateSamples int64 `json:"late_samples"`
 	LateRecords int64 `json:"late_records"`
+	// Warmup is how long after the scenarios began the measured window began (v1.4):
+	// Duration and ScenarioStarts describe that window, and the file holds only its
+	// records and points; WarmupRecords are the requests left out before it.
+	Warmup        time.Duration `json:"warmup_ns,omitempty"`
+	WarmupRecords int64         `json:"warmup_records,omitempty"`
 }

@@ -13,7 +13,9 @@ import (
 )
 
 // testFlags are the flags `run` and `inspect` share: they become the CLI options layer.
+// `sweep` takes the script's part only: it sets the load itself.
 type testFlags struct {
+	load       bool // the load flags are registered
 	vus        int64
 	duration   string
 	iterations int64
@@ -28,17 +30,24 @@ type testFlags struct {
 }
 
 func (f *testFlags) register(fs *pflag.FlagSet) {
+	f.load = true
 	fs.Int64VarP(&f.vus, "vus", "u", 0, "number of VUs (with --duration: a constant-vus scenario)")
 	fs.StringVarP(&f.duration, "duration", "d", "", "test duration, e.g. 30s, 5m")
 	fs.Int64VarP(&f.iterations, "iterations", "i", 0, "total iterations shared by the VUs")
 	fs.StringArrayVarP(&f.stages, "stage", "s", nil, "ramping stage DURATION:TARGET (repeatable)")
+	f.registerScript(fs)
+	fs.StringVar(&f.segment, "execution-segment", "0:1", "run only this slice of the test, e.g. 1/4:1/2 (one of several instances); auto: piece JOB_COMPLETION_INDEX of OMNIK_SEGMENTS (a Kubernetes Indexed Job)")
+	fs.StringVar(&f.sequence, "execution-segment-sequence", "", "all the pieces' boundaries, e.g. 0,1/3,1/2,1: needed when pieces differ in size")
+}
+
+// registerScript registers the flags that are not the load: -e, tags, --config,
+// --threshold, --no-color.
+func (f *testFlags) registerScript(fs *pflag.FlagSet) {
 	fs.StringArrayVarP(&f.env, "env", "e", nil, "set __ENV.KEY=VALUE (repeatable)")
 	fs.StringArrayVar(&f.tags, "tag", nil, "add a tag NAME=VALUE to every sample (repeatable)")
 	fs.StringVarP(&f.config, "config", "c", "", "JSON file with options (lowest precedence after defaults)")
 	fs.StringArrayVar(&f.thresholds, "threshold", nil, "threshold EXPR like 'ttfc.p99 < 900' (repeatable; exit 99 when one fails)")
 	fs.BoolVar(&f.noColor, "no-color", false, "no colours (NO_COLOR is respected too)")
-	fs.StringVar(&f.segment, "execution-segment", "0:1", "run only this slice of the test, e.g. 1/4:1/2 (one of several instances); auto: piece JOB_COMPLETION_INDEX of OMNIK_SEGMENTS (a Kubernetes Indexed Job)")
-	fs.StringVar(&f.sequence, "execution-segment-sequence", "", "all the pieces' boundaries, e.g. 0,1/3,1/2,1: needed when pieces differ in size")
 }
 
 // apply maps the flags onto a run's options: the CLI layer, -e, --config, --threshold and
@@ -61,25 +70,10 @@ func (f *testFlags) apply(o *testrun.Options, cmd *cobra.Command) error {
 // cliLayer turns the flags that were set into an options layer.
 func (f *testFlags) cliLayer(fs *pflag.FlagSet) (engine.Options, error) {
 	o := engine.Options{Source: "command-line flags"}
-	if fs.Changed("vus") {
-		o.VUs = &f.vus
-	}
-	if fs.Changed("duration") {
-		d, err := engine.ParseDuration(f.duration)
-		if err != nil {
-			return o, &engine.OptionsError{Msg: fmt.Sprintf("--duration %q: %v", f.duration, err)}
+	if f.load {
+		if err := f.loadLayer(fs, &o); err != nil {
+			return o, err
 		}
-		o.Duration = &d
-	}
-	if fs.Changed("iterations") {
-		o.Iterations = &f.iterations
-	}
-	if len(f.stages) > 0 {
-		st, err := engine.ParseStages(f.stages)
-		if err != nil {
-			return o, &engine.OptionsError{Msg: "--stage: " + err.Error()}
-		}
-		o.Stages = st
 	}
 	if len(f.tags) > 0 {
 		tags, err := keyValues("--tag", f.tags)
@@ -92,6 +86,31 @@ func (f *testFlags) cliLayer(fs *pflag.FlagSet) (engine.Options, error) {
 		o.NoColor = &f.noColor
 	}
 	return o, nil
+}
+
+// loadLayer sets the load flags that were set.
+func (f *testFlags) loadLayer(fs *pflag.FlagSet, o *engine.Options) error {
+	if fs.Changed("vus") {
+		o.VUs = &f.vus
+	}
+	if fs.Changed("duration") {
+		d, err := engine.ParseDuration(f.duration)
+		if err != nil {
+			return &engine.OptionsError{Msg: fmt.Sprintf("--duration %q: %v", f.duration, err)}
+		}
+		o.Duration = &d
+	}
+	if fs.Changed("iterations") {
+		o.Iterations = &f.iterations
+	}
+	if len(f.stages) > 0 {
+		st, err := engine.ParseStages(f.stages)
+		if err != nil {
+			return &engine.OptionsError{Msg: "--stage: " + err.Error()}
+		}
+		o.Stages = st
+	}
+	return nil
 }
 
 // keyValues reads KEY=VALUE pairs.

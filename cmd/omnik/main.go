@@ -68,7 +68,7 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCommand(), newBenchCommand(), newReportCommand(), newMergeCommand(), newCompareCommand(), newInspectCommand(), newVersionCommand(), newMockCommand())
+	root.AddCommand(newRunCommand(), newBenchCommand(), newSweepCommand(), newReportCommand(), newMergeCommand(), newCompareCommand(), newInspectCommand(), newVersionCommand(), newMockCommand())
 	for _, c := range root.Commands() {
 		markCommandErrors(c)
 	}

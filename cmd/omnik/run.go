@@ -134,9 +134,9 @@ func runTest(o testrun.Options) error {
 	return &exitOnly{code: code}
 }
 
-// handleSignals makes the first Ctrl-C a graceful stop and the second a hard one. The
-// returned func stops listening.
-func handleSignals(t *testrun.Test, log *slog.Logger) (context.Context, func()) {
+// handleSignals makes the first Ctrl-C a graceful stop of t (a run, a sweep) and the
+// second a hard one. The returned func stops listening.
+func handleSignals(t interface{ Stop() }, log *slog.Logger) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)

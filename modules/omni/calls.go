@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"sort"
 	"time"
@@ -25,6 +26,15 @@ type call struct {
 	sampleRate    int
 	// onEvent, when set, sees each event's raw data and arrival time on the reader goroutine.
 	onEvent func(at time.Time, data []byte)
+}
+
+// mirrored is the call as a mirror sends it: the same body, its own copy (each target
+// completes it with its defaults and model), nothing kept and no events for the script,
+// which sees the default client's.
+func (cl call) mirrored() call {
+	cl.body = maps.Clone(cl.body)
+	cl.onEvent, cl.keepAudio, cl.keepImages = nil, false, false
+	return cl
 }
 
 // endpoint is one omni call: how to complete the body and how to send and read it.

@@ -5,8 +5,11 @@ import (
 	"crypto/tls"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dop251/goja"
@@ -37,6 +40,11 @@ type Module struct {
 	tls     *tls.Config
 	def     *target
 	clients []*target
+	// named is set once a script made a client: the default client's requests are then
+	// tagged target:default, so thresholds and the A/B block can name that side.
+	named atomic.Bool
+	// turn rotates which copy of a mirrored call starts first.
+	turn atomic.Uint64
 }
 
 // Option configures a Module.
@@ -139,7 +147,7 @@ func (m *Module) Close() {
 // JS is the module as scripts import it: `import omni from 'omni'`.
 func (m *Module) JS() js.Module {
 	return func(vu *js.VU) (*js.Exports, error) {
-		api := m.api(vu, nil)
+		api := m.api(vu, nil, &mirrors{})
 		_ = api.Set("traceRequest", traceRequest(vu))
 		named := map[string]any{}
 		for _, k := range api.Keys() {
@@ -149,15 +157,19 @@ func (m *Module) JS() js.Module {
 	}
 }
 
+// mirrors are the clients of one VU that get a copy of every call of its default client
+// (omni.client({mirror: true})).
+type mirrors struct{ targets []*target }
+
 // api builds the call surface for one client; c nil is the default client, resolved at
-// call time so it sees the consolidated configuration.
-func (m *Module) api(vu *js.VU, c *target) *goja.Object {
+// call time so it sees the consolidated configuration. ms are the VU's mirrors.
+func (m *Module) api(vu *js.VU, c *target, ms *mirrors) *goja.Object {
 	rt := vu.Runtime()
-	get := func() *target {
+	get := func() (*target, []*target) {
 		if c != nil {
-			return c
+			return c, nil
 		}
-		return m.defaultClient()
+		return m.defaultClient(), ms.targets
 	}
 	o := rt.NewObject()
 	_ = o.Set("chat", m.callFn(vu, get, chatEndpoint))
@@ -171,18 +183,21 @@ func (m *Module) api(vu *js.VU, c *target) *goja.Object {
 	_ = o.Set("audio", audio)
 	_ = o.Set("client", func(cfg map[string]any) *goja.Object {
 		vu.RequireInitContext("omni.client()")
-		nc, err := m.newScriptClient(cfg)
+		nc, mirror, err := m.newScriptClient(cfg)
 		if err != nil {
 			panic(rt.NewGoError(fmt.Errorf("omni.client(): %w", err)))
 		}
-		return m.api(vu, nc)
+		if mirror {
+			ms.targets = append(ms.targets, nc)
+		}
+		return m.api(vu, nc, ms)
 	})
 	return o
 }
 
 // newScriptClient makes omni.client({...}): the default configuration with the given
-// fields over it; its samples carry a `target` tag.
-func (m *Module) newScriptClient(raw map[string]any) (*target, error) {
+// fields over it; its samples carry a `target` tag. mirror is its `mirror: true`.
+func (m *Module) newScriptClient(raw map[string]any) (c *target, mirror bool, err error) {
 	m.mu.Lock()
 	cfg, tc := m.cfg, m.tls
 	m.mu.Unlock()
@@ -207,57 +222,124 @@ func (m *Module) newScriptClient(raw map[string]any) (*target, error) {
 			}
 		}
 	}
+	mirror, _ = raw["mirror"].(bool)
+	if mirror && (cfg.Target == "" || cfg.Target == record.DefaultTarget) {
+		// Its requests would be told from the default client's by nothing.
+		return nil, false, fmt.Errorf("mirror: true needs a target name other than %q (target, or a baseURL, names it)", record.DefaultTarget)
+	}
 	if changed, err := clientTLS(raw, &cfg); err != nil {
-		return nil, err
+		return nil, false, err
 	} else if changed {
 		if tc, err = cfg.tlsConfig(); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
-	c := m.newTarget(cfg, tc)
+	c = m.newTarget(cfg, tc)
 	m.mu.Lock()
 	m.clients = append(m.clients, c)
 	m.mu.Unlock()
-	return c, nil
+	m.named.Store(true)
+	return c, mirror, nil
+}
+
+// targetName is the `target` tag of c's requests: its own name, else "default" for the
+// default client of a run that made other clients, else none.
+func (m *Module) targetName(c *target) string {
+	if c.cfg.Target == "" && m.named.Load() {
+		return record.DefaultTarget
+	}
+	return c.cfg.Target
 }
 
 // callFn wraps one HTTP endpoint as an async JS function (body, params) → Promise<result>.
-func (m *Module) callFn(vu *js.VU, get func() *target, ep endpoint) func(goja.FunctionCall) goja.Value {
+func (m *Module) callFn(vu *js.VU, get func() (*target, []*target), ep endpoint) func(goja.FunctionCall) goja.Value {
 	return func(fc goja.FunctionCall) goja.Value {
 		vu.RequireVUContext(ep.name)
 		cl, p := m.prepare(vu, ep.name, fc.Argument(0), fc.Argument(1))
-		c := get()
-		return m.start(vu, c, p, func(ctx context.Context) *record.Record { return c.run(ctx, ep, cl) })
+		c, mirrors := get()
+		return m.start(vu, c, mirrors, p, cl, func(ctx context.Context, c *target, cl call) *record.Record {
+			return c.run(ctx, ep, cl)
+		})
 	}
 }
 
-// start runs one call on its own goroutine and returns the promise of its result. The
-// record is published on the reader's side: a call cut off by the end of its iteration
-// never gets its loop callback, but it still counts.
-func (m *Module) start(vu *js.VU, c *target, p params, run func(context.Context) *record.Record) goja.Value {
+// start runs one call on its own goroutine, and a copy of it on each mirror's at the
+// same time, and returns the promise of its result, which settles once every copy ended
+// (so a mirror gets the load the script gives c, not more). The records are published on
+// the readers' side: a call cut off by the end of its iteration never gets its loop
+// callback, but it still counts.
+func (m *Module) start(vu *js.VU, c *target, mirrors []*target, p params, cl call, run func(context.Context, *target, call) *record.Record) goja.Value {
 	tags := vu.Tags().Merge(p.tags)
-	if c.cfg.Target != "" {
-		tags = tags.With("target", c.cfg.Target)
-	}
 	meta, scenario := vu.Metadata(), ""
 	if it := vu.Iteration(); it != nil && it.Scenario != nil {
 		scenario = it.Scenario.Name
 	}
+	sides := append([]*target{c}, mirrors...)
+	pair := ""
+	if len(mirrors) > 0 {
+		pair = strconv.FormatUint(rand.Uint64(), 36) // unique across the files omnik merge joins
+	}
 	m.calls.Add(1)
 	promise := vu.Promise(func(ctx context.Context) js.Settle {
 		defer m.calls.Done()
-		rec := run(ctx)
-		rec.Usage.ResolvePrompt(p.promptTokens)
-		// A copy: the script may change the iteration's metadata while outputs write the record.
-		rec.Scenario, rec.Tags, rec.Metadata, rec.Offset = scenario, tags.Map(), maps.Clone(meta), rec.Start.Sub(m.origin)
-		if !p.discard {
-			m.stream.Publish(rec)
+		recs := make([]*record.Record, len(sides))
+		if len(mirrors) == 0 {
+			recs[0] = run(ctx, c, cl)
+		} else {
+			calls := []call{cl}
+			for range mirrors {
+				// Copied before c's run completes the body with its defaults (and its model).
+				calls = append(calls, cl.mirrored())
+			}
+			// The copies start in an order that turns call by call, so no side is
+			// always the first on the wire (and first served by a shared server).
+			first := int(m.turn.Add(1) % uint64(len(sides)))
+			var wg sync.WaitGroup
+			for j := range sides {
+				i := (first + j) % len(sides)
+				wg.Go(func() { recs[i] = run(ctx, sides[i], calls[i]) })
+			}
+			wg.Wait()
+		}
+		for i, rec := range recs {
+			rec.Usage.ResolvePrompt(p.promptTokens)
+			t := tags
+			if name := m.targetName(sides[i]); name != "" {
+				t = t.With("target", name)
+			}
+			rec.Scenario, rec.Tags, rec.Metadata, rec.Offset = scenario, t.Map(), pairMetadata(meta, pair, len(sides)), rec.Start.Sub(m.origin)
+			if !p.discard {
+				m.stream.Publish(rec)
+			}
 		}
 		return func() (any, error) {
-			return resultObject(vu.Runtime(), rec, p), nil
+			res := resultObject(vu.Runtime(), recs[0], p)
+			if len(mirrors) > 0 {
+				out := make([]any, len(mirrors))
+				for i, rec := range recs[1:] {
+					o := resultObject(vu.Runtime(), rec, params{})
+					o["target"] = m.targetName(mirrors[i])
+					out[i] = o
+				}
+				res["mirrors"] = out
+			}
+			return res, nil
 		}
 	})
 	return vu.Runtime().ToValue(promise)
+}
+
+// pairMetadata is a record's metadata: a copy of the iteration's (the script may change
+// it while outputs write the record) with, for a mirrored call, its pair id and size.
+func pairMetadata(meta map[string]string, pair string, size int) map[string]string {
+	out := maps.Clone(meta)
+	if pair != "" {
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[record.MetaPair], out[record.MetaPairSize] = pair, strconv.Itoa(size)
+	}
+	return out
 }
 
 // params are omnik's own parameters, the second argument of every call.

@@ -70,14 +70,7 @@ func runScriptIn(t *testing.T, env scriptEnv, src string) (*sink, *report.Sectio
 	t.Helper()
 	url := env.cfg.BaseURL
 	if url == "" {
-		srv, err := mock.New(append([]mock.Option{mock.WithSpeed(20)}, env.mock...)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if url, err = srv.StartLoopback(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = srv.Close() })
+		url = startSim(t, append([]mock.Option{mock.WithSpeed(20)}, env.mock...)...)
 	}
 	reg := metrics.NewRegistry()
 	k := &sink{}

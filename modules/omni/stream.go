@@ -23,7 +23,7 @@ const (
 // streamFn is omni.audio.stream(config, params): one websocket TTS session. config is the
 // session.config plus `input`, the text as a string or an array of pieces; params.pace
 // feeds the pieces at an LLM's speed.
-func (m *Module) streamFn(vu *js.VU, get func() *target) func(goja.FunctionCall) goja.Value {
+func (m *Module) streamFn(vu *js.VU, get func() (*target, []*target)) func(goja.FunctionCall) goja.Value {
 	return func(fc goja.FunctionCall) goja.Value {
 		vu.RequireVUContext(streamName)
 		cl, p := m.prepare(vu, streamName, fc.Argument(0), fc.Argument(1))
@@ -42,8 +42,10 @@ func (m *Module) streamFn(vu *js.VU, get func() *target) func(goja.FunctionCall)
 		if pace > 0 && len(text) == 1 {
 			text = words(text[0])
 		}
-		c := get()
-		return m.start(vu, c, p, func(ctx context.Context) *record.Record { return c.stream(ctx, cl, text, pace) })
+		c, mirrors := get()
+		return m.start(vu, c, mirrors, p, cl, func(ctx context.Context, c *target, cl call) *record.Record {
+			return c.stream(ctx, cl, text, pace)
+		})
 	}
 }
 

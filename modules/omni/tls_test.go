@@ -113,7 +113,7 @@ export default async function () {
 		{map[string]any{"tls": map[string]any{"ca": pki.CAFile}}, `json: unknown field "ca"`},
 		{map[string]any{"tls": map[string]any{"certFile": pki.CertFile}}, `has no key`},
 	} {
-		if _, err := m.newScriptClient(tt.raw); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if _, _, err := m.newScriptClient(tt.raw); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("omni.client(%v): %v, want an error with %q", tt.raw, err, tt.want)
 		}
 	}

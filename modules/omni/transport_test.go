@@ -32,7 +32,7 @@ func TestWithTransportWrapsEveryClient(t *testing.T) {
 	if got := m.Model(); got != "m1" {
 		t.Fatalf("default client's model = %q", got)
 	}
-	other, err := m.newScriptClient(map[string]any{"baseURL": srv.URL})
+	other, _, err := m.newScriptClient(map[string]any{"baseURL": srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}

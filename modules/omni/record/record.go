@@ -46,6 +46,19 @@ func ErrorKinds() []string {
 		KindStall, KindTimeout, KindWAVBroken, KindOversized, KindTLS}
 }
 
+// Metadata keys of a mirrored call's records (omni.client({mirror: true})): each record
+// the call made carries the call's pair id and how many records it made, so a view pairs
+// them whatever order they arrive in (a merge of several files included). Metadata, not
+// tags: a tag would make a series of every pair.
+const (
+	MetaPair     = "pair"
+	MetaPairSize = "pair_size"
+)
+
+// DefaultTarget is the `target` tag of the default client's requests in a run that made
+// other clients, and what a request without the tag was sent to.
+const DefaultTarget = "default"
+
 // Error says why a request failed.
 type Error struct {
 	Kind    string `json:"kind"`    // one of the Kind constants

@@ -178,3 +178,23 @@ func (a *Accumulator) Result(duration time.Duration) *Result {
 	}
 	return r
 }
+
+// clone returns a copy of a that goes on independently, with a timeline of its own that
+// holds the events of a's requests.
+func (a *Accumulator) clone() *Accumulator {
+	c := *a
+	c.lists = make([]list, len(a.lists))
+	for i, l := range a.lists {
+		c.lists[i] = list{l.measure, l.clone()}
+	}
+	tl := newTimeline()
+	for _, o := range a.peaksOf {
+		tl.absorb(o)
+	}
+	c.timeline, c.peaksOf = tl, []*timeline{tl}
+	c.stages = make(map[int]*stageAccumulator, len(a.stages))
+	for id, s := range a.stages {
+		c.stages[id] = s.clone()
+	}
+	return &c
+}

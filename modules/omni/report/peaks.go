@@ -77,26 +77,56 @@ func newTimeline() *timeline {
 func (tl *timeline) event(t time.Duration, kind int) {
 	ms := floorDiv(int64(t), int64(time.Millisecond))
 	sec := floorDiv(ms, 1000)
-	i := int(ms - sec*1000)
+	tl.eventIn(sec, kind, int(ms-sec*1000))
+}
+
+// eventIn counts one event of kind in millisecond i of second sec.
+func (tl *timeline) eventIn(sec int64, kind, i int) {
+	s := tl.second(sec)
+	if s.counts == nil && len(s.events) < denseAfter {
+		s.events = append(s.events, uint16(kind*1000+i))
+		return
+	}
+	s.dense().add(kind, i)
+}
+
+func (tl *timeline) second(sec int64) *second {
 	s := tl.seconds[sec]
 	if s == nil {
 		s = &second{}
 		tl.seconds[sec] = s
 	}
-	if s.counts != nil {
-		s.counts.add(kind, i)
-		return
+	return s
+}
+
+// dense turns the second's events into its counts, once.
+func (s *second) dense() *msCounts {
+	if s.counts == nil {
+		s.counts = new(msCounts)
+		for _, e := range s.events {
+			s.counts.add(int(e/1000), int(e%1000))
+		}
+		s.events = nil
 	}
-	if len(s.events) < denseAfter {
-		s.events = append(s.events, uint16(kind*1000+i))
-		return
+	return s.counts
+}
+
+// absorb adds o's events to tl's, as if tl had seen o's requests too.
+func (tl *timeline) absorb(o *timeline) {
+	tl.first, tl.last = min(tl.first, o.first), max(tl.last, o.last)
+	for sec, s := range o.seconds {
+		if s.counts == nil {
+			for _, e := range s.events {
+				tl.eventIn(sec, int(e/1000), int(e%1000))
+			}
+			continue
+		}
+		d := tl.second(sec).dense()
+		for i := range d.tokens {
+			d.tokens[i] += s.counts.tokens[i]
+			d.active[i] += s.counts.active[i]
+		}
 	}
-	s.counts = new(msCounts)
-	for _, e := range s.events {
-		s.counts.add(int(e/1000), int(e%1000))
-	}
-	s.events = nil
-	s.counts.add(kind, i)
 }
 
 // add counts a successful request: its token times are start + TTFT, then one per ITL

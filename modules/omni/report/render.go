@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -68,14 +67,29 @@ func Render(w io.Writer, r *Result, opts RenderOptions) error {
 	}
 	var p printer
 	p.header(" "+title+" ", '=')
-	p.intRow("Successful requests:", r.Completed)
-	p.intRow("Failed requests:", r.Failed)
+	p.serving(r, sel)
+	if opts.Stages && len(r.Stages) > 0 {
+		p.WriteString("\n")
+		p.header(" Stage Benchmark Result ", '=')
+		for i := range r.Stages {
+			p.stage(&r.Stages[i], sel)
+		}
+	}
+	WriteRule(&p.Builder)
+	_, err := io.WriteString(w, p.String())
+	return err
+}
+
+// serving prints the rows and blocks of the Serving Benchmark Result under its title.
+func (p *printer) serving(r *Result, sel selection) {
+	p.intRow("Successful requests:", int64(r.Completed))
+	p.intRow("Failed requests:", int64(r.Failed))
 	if r.Interrupted > 0 {
 		// omnik's row, only when there is something to say, so the layout stays vLLM's.
-		p.intRow("Interrupted requests:", r.Interrupted)
+		p.intRow("Interrupted requests:", int64(r.Interrupted))
 	}
 	if r.MaxConcurrency > 0 {
-		p.intRow("Maximum request concurrency:", r.MaxConcurrency)
+		p.intRow("Maximum request concurrency:", int64(r.MaxConcurrency))
 	}
 	if !r.unboundedRate() {
 		p.floatRow("Request rate configured (RPS):", r.RequestRate)
@@ -96,16 +110,6 @@ func Render(w io.Writer, r *Result, opts RenderOptions) error {
 	if r.Images > 0 {
 		p.image(r)
 	}
-	if opts.Stages && len(r.Stages) > 0 {
-		p.WriteString("\n")
-		p.header(" Stage Benchmark Result ", '=')
-		for i := range r.Stages {
-			p.stage(&r.Stages[i], sel)
-		}
-	}
-	WriteRule(&p.Builder)
-	_, err := io.WriteString(w, p.String())
-	return err
 }
 
 func (r *Result) hasAudio() bool { return r.AudioTotalDuration > 0 || r.AudioTotalFrames > 0 }
@@ -117,11 +121,11 @@ func (p *printer) text(r *Result, sel selection) {
 		return
 	}
 	p.header(" Text Result ", '=')
-	p.intRow("Total input tokens:", r.TotalInput)
+	p.intRow("Total input tokens:", int64(r.TotalInput))
 	if r.TotalOutput <= 0 && r.hasAudio() {
 		return
 	}
-	p.intRow("Total generated tokens:", r.TotalOutput)
+	p.intRow("Total generated tokens:", int64(r.TotalOutput))
 	p.floatRow("Output token throughput (tok/s):", r.OutputThroughput)
 	p.floatRow("Peak output token throughput (tok/s):", r.PeakOutputTokens)
 	p.floatRow("Peak concurrent requests:", float64(r.PeakConcurrency))
@@ -143,9 +147,9 @@ func (p *printer) text(r *Result, sel selection) {
 func (p *printer) audio(r *Result, sel selection) {
 	p.header(" Audio Result ", '=')
 	p.floatRow("Total audio duration generated(s):", r.AudioTotalDuration)
-	p.row("Total audio frames generated:", fmt.Sprint(r.AudioTotalFrames))
+	p.intRow("Total audio frames generated:", r.AudioTotalFrames)
 	p.floatRow("Audio throughput(audio duration/s):", r.AudioThroughput)
-	p.row("Streaming continuity OK rate:", fmt.Sprintf("%.2f%%", r.ContinuityOKRate*100))
+	p.percentRow("Streaming continuity OK rate:", r.ContinuityOKRate)
 	for _, m := range sel {
 		if strings.HasPrefix(m, "audio") {
 			p.metric(r, m)
@@ -155,7 +159,7 @@ func (p *printer) audio(r *Result, sel selection) {
 
 func (p *printer) image(r *Result) {
 	p.header(" Image Result ", '=')
-	p.intRow("Total images generated:", r.Images)
+	p.intRow("Total images generated:", int64(r.Images))
 	p.floatRow("Image throughput (img/s):", r.ImageThroughput)
 	p.floatRow("Average pixels per image:", r.AvgPixels)
 	if r.MeanDenoiseStepMS > 0 {

@@ -17,7 +17,7 @@ func (p *printer) stage(s *StageResult, sel selection) {
 		return
 	case record.StageImage:
 		p.header(" Image Result ", '=')
-		p.intRow("Total images generated:", s.Images)
+		p.intRow("Total images generated:", int64(s.Images))
 		// No Stage Timing: it would repeat the generation time.
 		p.distIfAny("Image Generation", "IMAGE_GENERATION", " (ms)", s.GenTime)
 		return
@@ -27,7 +27,7 @@ func (p *printer) stage(s *StageResult, sel selection) {
 	switch s.Kind {
 	case record.StageText:
 		p.header(" Text Result ", '=')
-		p.intRow("Stage generated tokens:", s.Tokens)
+		p.intRow("Stage generated tokens:", int64(s.Tokens))
 		if sel.has("ttft") {
 			p.distIfAny("Serving Time to First Token", "Serving TTFT", " (ms)", s.ServingTTFT)
 			p.distIfAny("Time to First Token", "TTFT", " (ms)", s.TTFT)
@@ -41,7 +41,7 @@ func (p *printer) stage(s *StageResult, sel selection) {
 	case record.StageAudio:
 		p.header(" Audio Result ", '=')
 		p.floatRow("Stage audio duration generated(s):", s.AudioDuration)
-		p.row("Stage audio frames generated:", fmt.Sprint(s.AudioFrames))
+		p.intRow("Stage audio frames generated:", s.AudioFrames)
 		if sel.has("audio_ttfp") {
 			p.distIfAny("Serving Time to First Packet", "Serving AUDIO_TTFP", " (ms)", s.ServingTTFP)
 		}

@@ -42,9 +42,9 @@ func (o SectionOptions) aggregate() Options {
 
 // Section is the Serving/Stage Benchmark Result view of a run's record stream: a
 // record.Subscriber that folds each request into the whole run's Accumulator (and its
-// scenario's), and the metrics.Section the summary prints. Its memory stays bounded over
-// a soak test but for the peaks' events (see Accumulator); only SectionOptions.Detailed
-// keeps records.
+// scenario's, and, once two targets made requests, its target's), and the
+// metrics.Section the summary prints. Its memory stays bounded over a soak test but for
+// the peaks' events (see Accumulator); only SectionOptions.Detailed keeps records.
 type Section struct {
 	opts SectionOptions
 
@@ -63,6 +63,8 @@ type Section struct {
 	// only a total, which says nothing about why a run against a dead server failed.
 	failures, anomalies breakdown
 	detailed            []*record.Record
+	// targets has each target's requests once a second target made some (the A/B block).
+	targets targets
 }
 
 // span is the requests of the whole run or of one scenario, folded.
@@ -74,7 +76,7 @@ type span struct {
 // NewSection returns an empty Section.
 func NewSection(opts SectionOptions) *Section {
 	s := &Section{opts: opts, starts: map[string]time.Duration{},
-		ends: map[string]time.Duration{}, seen: map[string]bool{}}
+		ends: map[string]time.Duration{}, seen: map[string]bool{}, targets: newTargets(opts.TrendBudget)}
 	if len(opts.Scenarios) <= 1 {
 		s.all = newSpan(NewAccumulator(opts.aggregate()))
 		return s
@@ -123,6 +125,8 @@ func (sp *span) duration(start time.Duration, started bool, end time.Duration) t
 func (s *Section) Add(r *record.Record) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// Before the whole run's span takes r: until a second target, that span is the first's.
+	s.targets.add(r, s.all, s.opts.aggregate())
 	s.all.add(r)
 	s.seen[r.Scenario] = true
 	if sp := s.byScenario[r.Scenario]; sp != nil {
@@ -166,13 +170,7 @@ func (s *Section) results() []scenarioResult {
 	if s.all.acc.requests() == 0 {
 		return nil
 	}
-	start, started := s.runStart()
-	runEnd := time.Duration(math.MinInt64)
-	for name, end := range s.ends {
-		if s.seen[name] {
-			runEnd = max(runEnd, end)
-		}
-	}
+	start, started, runEnd := s.runSpan()
 	out := []scenarioResult{{"", s.all.acc.Result(s.all.duration(start, started, runEnd))}}
 	for _, name := range slices.Sorted(maps.Keys(s.byScenario)) {
 		sp := s.byScenario[name]
@@ -188,21 +186,46 @@ func (s *Section) results() []scenarioResult {
 	return out
 }
 
-// runStart is the earliest start of a scenario that made requests.
-func (s *Section) runStart() (start time.Duration, ok bool) {
+// runSpan is where the whole run's benchmark duration begins, the earliest start of a
+// scenario that made requests (ok false without one), and where it lasts at least until,
+// the latest end of their arrival schedules (math.MinInt64 for none). The caller holds s.mu.
+func (s *Section) runSpan() (start time.Duration, ok bool, end time.Duration) {
 	for name, at := range s.starts {
 		if s.seen[name] && (!ok || at < start) {
 			start, ok = at, true
 		}
 	}
-	return start, ok
+	end = math.MinInt64
+	for name, at := range s.ends {
+		if s.seen[name] {
+			end = max(end, at)
+		}
+	}
+	return start, ok, end
+}
+
+// ab is the A/B block's table, nil unless two targets or more made requests. Each target
+// is timed over the whole run's span, as the targets of one run share it. The caller
+// holds s.mu.
+func (s *Section) ab() *abTable {
+	results := s.targets.results(s.runSpan())
+	if results == nil {
+		return nil
+	}
+	var paired []pairedResult
+	for _, tr := range results[1:] {
+		if pr, ok := s.targets.pairs.result(results[0].name, tr.name); ok {
+			paired = append(paired, pr)
+		}
+	}
+	return newABTable(results, paired, s.opts.Metrics)
 }
 
 // Name implements metrics.Section.
 func (s *Section) Name() string { return "omni" }
 
 // Text implements metrics.Section: the failures by kind, then the whole run's blocks and
-// each scenario's.
+// each scenario's, then, when the requests went to two targets or more, the A/B block.
 func (s *Section) Text(w io.Writer) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -227,6 +250,13 @@ func (s *Section) Text(w io.Writer) error {
 			return err
 		}
 	}
+	if t := s.ab(); t != nil {
+		if err := t.render(w); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, "\n")
+		return err
+	}
 	return nil
 }
 
@@ -240,7 +270,7 @@ func (s *Section) writeFailures(w io.Writer) error {
 }
 
 // JSON implements metrics.Section: the --save-result view of the whole run ("all") and
-// of each scenario.
+// of each scenario, and the A/B view ("ab") of a run of two targets or more.
 func (s *Section) JSON() any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -251,6 +281,9 @@ func (s *Section) JSON() any {
 			name = "all"
 		}
 		out[name] = SaveResult(r.result, RunInfo{Date: s.opts.Started}, s.opts.Metrics)
+	}
+	if t := s.ab(); t != nil {
+		out["ab"] = t.json(RunInfo{Date: s.opts.Started}, s.opts.Metrics)
 	}
 	if len(s.failures.groups) > 0 {
 		out["failures_by_error"] = s.failures.byKind()

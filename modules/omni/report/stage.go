@@ -121,3 +121,12 @@ func (a *stageAccumulator) result(ps []float64) StageResult {
 	}
 	return sr
 }
+
+func (a *stageAccumulator) clone() *stageAccumulator {
+	c := *a
+	c.lists = make(map[string]series, len(a.lists))
+	for name, l := range a.lists {
+		c.lists[name] = l.clone()
+	}
+	return &c
+}

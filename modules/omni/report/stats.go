@@ -62,3 +62,6 @@ func percentileLabel(p float64) string {
 	}
 	return strconv.FormatFloat(p, 'g', -1, 64)
 }
+
+// clone is an independent copy: adding to one leaves the other as it was.
+func (s series) clone() series { return series{s.sink.Clone().(*metrics.TrendSink)} }

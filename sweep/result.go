@@ -1,0 +1,138 @@
+package sweep
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Result is a whole sweep: every step, the answer's bracket and why it stopped.
+type Result struct {
+	Knob     Knob   `json:"knob"`
+	Scenario string `json:"scenario"`
+	Spec     Spec   `json:"spec"`
+	Steps    []Step `json:"steps"`
+	// Pass is the highest load that passed and Fail the lowest that failed; 0 for none.
+	Pass float64 `json:"pass"`
+	Fail float64 `json:"fail"`
+	// Stop says why the sweep ended; ClientSaturated when the client did.
+	Stop            string        `json:"stop"`
+	ClientSaturated bool          `json:"client_saturated"`
+	Elapsed         time.Duration `json:"elapsed_ns"`
+	Dir             string        `json:"dir"`
+}
+
+// Answer is the sweep's finding in one line.
+func (r *Result) Answer() string {
+	k := r.Knob
+	at := func(v float64) string { return k.Format(v) + " " + k.Unit() }
+	switch {
+	case r.Pass > 0 && r.Fail > 0:
+		return fmt.Sprintf("passes at %s, fails at %s", at(r.Pass), at(r.Fail))
+	case r.Pass > 0:
+		return fmt.Sprintf("passes at %s; no load tried failed", at(r.Pass))
+	case r.Fail > 0:
+		return fmt.Sprintf("fails at %s, the lowest load tried", at(r.Fail))
+	}
+	return "no step finished"
+}
+
+// WriteText prints the table, a row per load from the lowest, and the answer.
+func (r *Result) WriteText(w io.Writer) error {
+	sp := r.Spec
+	fmt.Fprintf(w, "\nSweep of %s for scenario %q: %s warm-up + %s measured per step, precision %s\n\n", r.Knob, r.Scenario, sp.Warmup, sp.Duration, percent(sp.Precision))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := []string{"step", "load (" + r.Knob.Unit() + ")", "achieved/s", "requests", "failed", "dropped", "client CPU"}
+	if len(r.Steps) > 0 {
+		for _, v := range r.Steps[0].Thresholds {
+			head = append(head, v.Threshold)
+		}
+	}
+	// The verdict follows the last column unaligned: words read left to right.
+	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t  verdict")
+	rows := slices.Clone(r.Steps)
+	slices.SortStableFunc(rows, func(a, b Step) int {
+		switch {
+		case a.Load < b.Load:
+			return -1
+		case a.Load > b.Load:
+			return 1
+		}
+		return a.N - b.N
+	})
+	for _, st := range rows {
+		cells := []string{strconv.Itoa(st.N), r.Knob.Format(st.Load), strconv.FormatFloat(st.Throughput, 'f', 2, 64),
+			strconv.FormatInt(st.Requests, 10), strconv.FormatInt(st.Failed, 10), strconv.FormatInt(st.Dropped, 10), cpuCell(st)}
+		for _, v := range st.Thresholds {
+			cells = append(cells, v.cell())
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t  "+st.verdict())
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nAnswer: %s (%d steps in %s)\n", r.Answer(), len(r.Steps), r.Elapsed.Round(time.Second))
+	fmt.Fprintf(w, "Stopped: %s\n", r.Stop)
+	_, err := fmt.Fprintf(w, "Step files: %s (omnik report FILE, omnik compare A B, omnik report --html)\n", r.Dir)
+	return err
+}
+
+// WriteJSON writes the result as sweep.json holds it.
+func (r *Result) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		*Result
+		Answer string `json:"answer"`
+		Unit   string `json:"unit"`
+	}{r, r.Answer(), r.Knob.Unit()})
+}
+
+func cpuCell(st Step) string {
+	c := strconv.FormatFloat(100*st.CPU, 'f', 0, 64) + "%"
+	if st.Saturated {
+		c += " SATURATED"
+	}
+	return c
+}
+
+func (v Verdict) cell() string {
+	mark := " ✓"
+	if !v.OK {
+		mark = " ✗"
+	}
+	if v.NoData {
+		return "no data" + mark
+	}
+	return strconv.FormatFloat(v.Observed, 'f', 2, 64) + mark
+}
+
+func (st Step) verdict() string {
+	switch {
+	case st.Passed:
+		return "pass"
+	case st.Ended != "":
+		return "FAIL (" + st.Ended + ")"
+	}
+	return "FAIL"
+}
+
+// summary is the step's line as it ends.
+func (st Step) summary(k Knob) string {
+	var crossed []string
+	for _, v := range st.Thresholds {
+		if !v.OK {
+			crossed = append(crossed, v.Threshold+" ("+v.cell()+")")
+		}
+	}
+	line := fmt.Sprintf("%s at %s %s, achieved %.2f/s, %d requests (%d failed), client CPU %s", st.verdict(), k.Format(st.Load), k.Unit(), st.Throughput, st.Requests, st.Failed, cpuCell(st))
+	if len(crossed) > 0 {
+		line += "; crossed: " + strings.Join(crossed, ", ")
+	}
+	return line
+}

@@ -1,0 +1,63 @@
+package testrun
+
+import (
+	"runtime"
+	"time"
+
+	"github.com/omnik-dev/omnik/engine"
+	"github.com/omnik-dev/omnik/internal/cputime"
+	"github.com/omnik-dev/omnik/metrics"
+)
+
+// Outcome is what a finished run found, for callers that start runs in-process and
+// compare them (omnik sweep): the verdicts, the measured window and the client's own
+// load. Its counts are the measured window's; CPU and Wall cover all the time the
+// scenarios ran, warm-up included.
+type Outcome struct {
+	Exit engine.ExitCode
+	// Thresholds are every judged threshold's verdict and observed value.
+	Thresholds []metrics.ThresholdResult
+	// Duration is the measured window's length (the run's less its warm-up).
+	Duration time.Duration
+	// Requests, Failed count the window's finished requests, ok and failed (an
+	// interrupted one is neither).
+	Requests, Failed int64
+	// Dropped is the window's dropped_iterations: arrivals no VU was free to start.
+	Dropped int64
+	// Interrupted is set when the run ended before its plan did; AbortReason says why
+	// when an abortOnFail threshold or test.abort() ended it.
+	Interrupted bool
+	AbortReason string
+	// CPU is the process's CPU time while the scenarios ran, over Cores cores; zero
+	// when the platform has no process clock.
+	CPU   time.Duration
+	Cores int
+	// Wall is how long the scenarios ran, warm-up included: CPU's wall clock.
+	Wall time.Duration
+}
+
+// CPUShare is the fraction of its cores the process kept busy while the scenarios ran.
+func (o *Outcome) CPUShare() float64 { return cputime.Share(o.CPU, o.Wall, o.Cores) }
+
+// Throughput is the window's finished requests per second, failed ones included.
+func (o *Outcome) Throughput() float64 {
+	if o.Duration <= 0 {
+		return 0
+	}
+	return float64(o.Requests+o.Failed) / o.Duration.Seconds()
+}
+
+// Outcome is what Run found; nil before Run returned.
+func (t *Test) Outcome() *Outcome { return t.outcome }
+
+func newOutcome(code engine.ExitCode, res engine.Result, ev metrics.Evaluation, end runEnd, measured *requestCounts, cpu time.Duration, snap *metrics.Snapshot) *Outcome {
+	o := &Outcome{Exit: code, Thresholds: ev.Results, Duration: end.Duration, Interrupted: res.Interrupted, AbortReason: res.AbortReason,
+		Cores: runtime.GOMAXPROCS(0), Wall: res.Duration, CPU: cpu}
+	o.Requests, o.Failed = measured.total()
+	if snap != nil {
+		if c, ok := snap.Sink("dropped_iterations").(*metrics.CounterSink); ok {
+			o.Dropped = int64(c.Sum)
+		}
+	}
+	return o
+}
