@@ -127,6 +127,10 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 	end := runEnd{Schema: runSchemaWritten, Duration: t.window.measured(res.Duration), Interrupted: res.Interrupted, StopReason: res.AbortReason, ScenarioStarts: map[string]time.Duration{}, ScheduleEnds: map[string]time.Duration{},
 		Warmup: t.window.warmup, WarmupRecords: t.window.skipped.Load()}
 	from, _ := t.window.offset()
+	if end.Warmup > 0 {
+		end.MeasuredFrom = from
+		v.section.MeasuredFrom(from)
+	}
 	for _, sc := range res.Scenarios {
 		if !sc.Started.IsZero() {
 			// A warm-up moves where the benchmark durations begin to where it ended.

@@ -72,10 +72,12 @@ func (w *window) measures(t time.Time) bool {
 	return ok && !t.Before(from)
 }
 
-// records hands subs only the records that started in the window.
+// records hands subs only the records that ended in the window: the rule of the points
+// (an iteration's, a check's, stamped when they happen) and of the server's counters
+// (a request counts when it completes), so all of them count the same requests.
 func (w *window) records(subs ...record.Subscriber) record.Subscriber {
 	return record.SubscriberFunc(func(r *record.Record) {
-		if !w.measures(w.origin.Add(r.Offset)) {
+		if !w.measures(w.origin.Add(r.Offset + r.End)) {
 			w.skipped.Add(1)
 			return
 		}
