@@ -43,8 +43,9 @@ type Module struct {
 	// named is set once a script made a client: the default client's requests are then
 	// tagged target:default, so thresholds and the A/B block can name that side.
 	named atomic.Bool
-	// turn rotates which copy of a mirrored call starts first.
-	turn atomic.Uint64
+	// turns rotates, per VU, which copy of a mirrored call starts first: a count shared
+	// by the VUs would let one VU's calls start on one side far more often.
+	turns sync.Map // VU id → *atomic.Uint64
 }
 
 // Option configures a Module.
@@ -293,7 +294,8 @@ func (m *Module) start(vu *js.VU, c *target, mirrors []*target, p params, cl cal
 			}
 			// The copies start in an order that turns call by call, so no side is
 			// always the first on the wire (and first served by a shared server).
-			first := int(m.turn.Add(1) % uint64(len(sides)))
+			turn, _ := m.turns.LoadOrStore(vu.ID(), new(atomic.Uint64))
+			first := int(turn.(*atomic.Uint64).Add(1) % uint64(len(sides)))
 			var wg sync.WaitGroup
 			for j := range sides {
 				i := (first + j) % len(sides)
