@@ -283,9 +283,11 @@ func (ss *wsSession) sendError(msg string) {
 }
 
 // reset drops the TCP connection with an RST, as a crashed server would.
-func (ss *wsSession) reset() {
-	if tc, ok := ss.conn.NetConn().(*net.TCPConn); ok {
+func (ss *wsSession) reset() { resetWS(ss.conn) }
+
+func resetWS(conn *websocket.Conn) {
+	if tc, ok := conn.NetConn().(*net.TCPConn); ok {
 		_ = tc.SetLinger(0)
 	}
-	_ = ss.conn.Close()
+	_ = conn.Close()
 }
