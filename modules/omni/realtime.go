@@ -150,9 +150,11 @@ func parseTurn(v any, rate int, later bool) (client.RealtimeTurn, error) {
 	} else if !errors.Is(err, wav.ErrNotWAV) {
 		return t, fmt.Errorf("audio: %w", err)
 	}
-	if len(t.Audio) < t.Format.FrameSize() {
-		return t, errors.New("audio holds no whole sample")
+	fs := t.Format.FrameSize()
+	if t.Format.SampleRate <= 0 || fs <= 0 || len(t.Audio) < fs {
+		return t, errors.New("audio holds no whole sample at a known rate")
 	}
+	t.Audio = t.Audio[:len(t.Audio)/fs*fs] // a trailing partial sample is not speech
 	if v, ok := number(o["silenceMs"]); ok && v > 0 {
 		t.Silence = time.Duration(v * float64(time.Millisecond))
 	}
