@@ -435,11 +435,8 @@ func (s *rtSession) event(at time.Time, ev *rtEvent) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.deadline(at)
+	// Text and audio before the end of the speech are placed at 0 and flagged by Rebase.
 	t := s.current()
-	if t.speechEnd.IsZero() && responseKind(ev.kind()) {
-		// Before the speech ended, offsets from its start: Rebase places them at 0.
-		t.b.Flag(record.AnomalyEarlyResponse, "a response event arrived before the end of the turn's speech; counted at the end of speech")
-	}
 	switch ev.kind() {
 	case rtUnknown:
 		t.b.Flag(record.AnomalyUnknownEvent, fmt.Sprintf("server event type %.60q is not one omnik knows; ignored", ev.Type))
@@ -478,15 +475,6 @@ func (s *rtSession) event(at time.Time, ev *rtEvent) bool {
 		return s.done(at, t, ev.Response)
 	}
 	return !t.b.Failed()
-}
-
-// responseKind reports the events that belong to a response.
-func responseKind(k int) bool {
-	switch k {
-	case rtText, rtAudio, rtAudioDone, rtTextDone, rtCreated, rtDone:
-		return true
-	}
-	return false
 }
 
 // audio takes an audio delta. Called with mu held.

@@ -30,7 +30,7 @@ func full() *Record {
 			Values: map[string]float64{"stage_id": 1, "stage_gen_time_ms": 16326.3, "serving_time_to_first_output_ms": 0},
 			Lists:  map[string][]float64{"inter_output_latencies_ms": {11.5, 12.1}}}},
 		BytesSent: 120, BytesReceived: 4096,
-		Realtime:  &Turn{Session: "sess_1", Index: 2, Lane: RealtimeOpenAI, Duplex: true, Speech: 1.5, BargeIn: true, Outcome: TurnCancelled, Last: true, Completed: 3, Planned: 4},
+		Realtime: &Turn{Session: "sess_1", Index: 2, Lane: RealtimeOpenAI, Duplex: true, Speech: 1.5, BargeIn: true, Outcome: TurnCancelled, Last: true, Completed: 3, Planned: 4},
 	}
 }
 
