@@ -69,26 +69,11 @@ func (s *Server) handleRealtime(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/v1/duplex" {
 		lane = laneDuplex
 	}
-	fault, done := s.requestFault(w, r)
-	if done {
-		return
-	}
-	conn, err := upgrader.Upgrade(w, r, nil)
-	if err != nil {
-		return
-	}
-	s.mu.Lock()
-	s.wsConns[conn] = struct{}{}
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.wsConns, conn)
-		s.mu.Unlock()
-		_ = conn.Close()
-	}()
-	c := &rtConn{s: s, conn: conn, r: r, lane: lane, fault: fault, mid: midStream{f: fault},
-		id: s.newID("sess_"), turns: make(chan int, 16)}
-	c.serve()
+	s.serveWS(w, r, func(conn *websocket.Conn, fault *Fault) {
+		c := &rtConn{s: s, conn: conn, r: r, lane: lane, fault: fault, mid: midStream{f: fault},
+			id: s.newID("sess_"), turns: make(chan int, 16)}
+		c.serve()
+	})
 }
 
 func (c *rtConn) serve() {
