@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"sync"
@@ -95,7 +96,7 @@ type rtSession struct {
 // own goroutine while this one reads and times the responses.
 func Realtime(ctx context.Context, d *websocket.Dialer, req RealtimeRequest) []*record.Record {
 	req.Limits = req.Limits.Or(DefaultLimits(record.EndpointRealtime))
-	s := &rtSession{req: &req, start: time.Now(), stopped: make(chan struct{}), id: "omnik-" + strconv.FormatInt(time.Now().UnixNano(), 36)}
+	s := &rtSession{req: &req, start: time.Now(), stopped: make(chan struct{}), id: "omnik-" + strconv.FormatUint(rand.Uint64(), 36)}
 	for range req.Turns {
 		b := record.NewBuilder(record.EndpointRealtime, s.start)
 		b.SetLimits(req.Limits.Limits)
