@@ -285,3 +285,25 @@ func TestRealtimeVADStreamsSilenceWithoutCommit(t *testing.T) {
 		t.Fatalf("record: err %v, audio %v s, turn %+v", r.Err, r.Audio.Seconds, r.Realtime)
 	}
 }
+
+// The stall timeout runs only while an answer is due: a server is silent while the user
+// speaks, however long that takes, but not after the commit.
+func TestRealtimeStallTimeoutWaitsOutTheSpeech(t *testing.T) {
+	t.Parallel()
+	done := msgs(`{"type":"response.audio.done","has_audio":false}`)
+	s := &rtServer{turns: [][]wsMsg{done, {}}}
+	srv := serve(t, s)
+	speech := RealtimeTurn{Audio: make([]byte, 48000), Format: wav.PCM16(16000, 1)} // 1.5 s, at real time
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	recs := Realtime(ctx, websocket.DefaultDialer, RealtimeRequest{
+		URL: "ws" + strings.TrimPrefix(srv.URL, "http"), Lane: record.RealtimeOmni, Model: "m", Output: wav.PCM16(24000, 1),
+		Chunk: 100 * time.Millisecond, Speed: 1, StallTimeout: 500 * time.Millisecond, Turns: []RealtimeTurn{speech, speech},
+	})
+	if len(recs) != 2 || !recs[0].OK() {
+		t.Fatalf("the first turn, its speech longer than the stall timeout: %d records, %v", len(recs), recs[0].Err)
+	}
+	if e := recs[1].Err; e == nil || e.Kind != record.KindStall {
+		t.Errorf("the second turn, never answered: %v, want stall_timeout", e)
+	}
+}
