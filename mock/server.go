@@ -67,6 +67,8 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /v1/images/edits", s.handleImageEdits)
 	s.mux.HandleFunc("POST /v1/audio/speech", s.handleSpeech)
 	s.mux.HandleFunc("GET /v1/audio/speech/stream", s.handleSpeechStream)
+	s.mux.HandleFunc("GET /v1/realtime", s.handleRealtime)
+	s.mux.HandleFunc("GET /v1/duplex", s.handleRealtime)
 	s.mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	if !s.cfg.NoMetrics {
 		// Without it, /metrics falls to the 404 below, as on a server without metrics.
