@@ -88,7 +88,7 @@ func (vu *VU) scenarioField(key string) (any, bool) {
 			return nil, false
 		}
 		if vu.state.traceEntry == nil {
-			vu.state.traceEntry = vu.rt.ToValue(it.TraceEntry.Object())
+			vu.state.traceEntry = vu.nativeJSON(it.TraceEntry.Object())
 		}
 		return vu.state.traceEntry, true
 	}
@@ -192,4 +192,20 @@ func reasonOr(msg goja.Value, def string) string {
 		return def
 	}
 	return msg.String()
+}
+
+// nativeJSON is v as a plain JavaScript value, built by JSON.parse: a Go map handed to
+// goja stays a wrapper whose nested objects are made anew at each read, so a script's
+// e.body.messages.push(…) would be lost.
+func (vu *VU) nativeJSON(v any) goja.Value {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return goja.Undefined()
+	}
+	parse, _ := goja.AssertFunction(vu.rt.Get("JSON").ToObject(vu.rt).Get("parse"))
+	out, err := parse(goja.Undefined(), vu.rt.ToValue(string(b)))
+	if err != nil {
+		return goja.Undefined()
+	}
+	return out
 }

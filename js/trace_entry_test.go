@@ -12,18 +12,22 @@ type entry struct{ built int }
 
 func (e *entry) Object() map[string]any {
 	e.built++
-	return map[string]any{"index": 3, "input_length": 10.0}
+	return map[string]any{"index": 3, "input_length": 10.0, "body": map[string]any{"messages": []any{"a"}}}
 }
 
-// exec.scenario.traceEntry is the iteration's entry, built once per iteration and the
-// same object on every read; other executors' iterations have none.
+// exec.scenario.traceEntry is the iteration's entry, a plain object built once per
+// iteration and the same on every read, nested values included; other executors'
+// iterations have none.
 func TestScenarioTraceEntry(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.js")
 	src := `import exec from 'omnik/execution';
 export default function () {
   const e = exec.scenario.traceEntry;
-  globalThis.seen = e === undefined ? 'none' : e.index + ':' + (e === exec.scenario.traceEntry);
+  if (e === undefined) { globalThis.seen = 'none'; return; }
+  // A plain object: its nested values are the same on every read, and a push stays.
+  e.body.messages.push('b');
+  globalThis.seen = e.index + ':' + (e === exec.scenario.traceEntry) + ':' + (e.body === exec.scenario.traceEntry.body) + ':' + exec.scenario.traceEntry.body.messages.length;
 }`
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
@@ -38,7 +42,7 @@ export default function () {
 	for _, tc := range []struct {
 		entry TraceEntry
 		want  string
-	}{{e, "3:true"}, {nil, "none"}, {e, "3:true"}} {
+	}{{e, "3:true:true:2"}, {nil, "none"}, {e, "3:true:true:2"}} {
 		if err := vu.RunIteration(context.Background(), &Iteration{Scenario: sc, TraceEntry: tc.entry}); err != nil {
 			t.Fatal(err)
 		}

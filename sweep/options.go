@@ -130,9 +130,6 @@ func (t target) stepOptions(script json.RawMessage, knob Knob, load float64, d t
 		return nil, err
 	}
 	for name, sc := range t.others {
-		if scenarios[name] == nil {
-			continue // from another layer (--config): left as it is there
-		}
 		if scenarios[name], err = editRaw(scenarios[name], t.cap(sc, d), nil); err != nil {
 			return nil, err
 		}

@@ -24,6 +24,7 @@ type Result struct {
 	// Interrupted when a step could not be judged or the sweep was stopped.
 	Stop          string        `json:"stop"`
 	ClientLimited bool          `json:"client_limited"`
+	LimitedAt     float64       `json:"limited_at,omitempty"`
 	Interrupted   bool          `json:"interrupted"`
 	Elapsed       time.Duration `json:"elapsed_ns"`
 	Dir           string        `json:"dir"`
@@ -37,12 +38,14 @@ func (r *Result) Answer() string {
 	switch {
 	case r.Pass > 0 && r.Fail > 0:
 		a = fmt.Sprintf("passes at %s, fails at %s", at(r.Pass), at(r.Fail))
+	case r.Pass > 0 && r.ClientLimited:
+		a = fmt.Sprintf("passes at %s; at %s the client was its own limit", at(r.Pass), at(r.LimitedAt))
 	case r.Pass > 0:
 		a = fmt.Sprintf("passes at %s; no load tried failed", at(r.Pass))
 	case r.Fail > 0:
 		a = fmt.Sprintf("fails at %s, the lowest load tried", at(r.Fail))
-	case len(r.Steps) > 0:
-		a = "no step passed, none failed that the client did not limit"
+	case r.ClientLimited:
+		a = fmt.Sprintf("none: at %s, the lowest load, the client was its own limit", at(r.LimitedAt))
 	default:
 		a = "no step finished"
 	}

@@ -105,10 +105,14 @@ func (s *Sweep) Run(ctx context.Context) (engine.ExitCode, error) {
 		return 0, err
 	case code != engine.ExitOK:
 		return code, nil
-	case res.Pass == 0:
+	case res.Pass > 0:
+		return engine.ExitOK, nil
+	case res.Fail > 0:
 		return engine.ExitThresholdsFailed, nil
 	}
-	return engine.ExitOK, nil
+	// No step passed and none failed that bounds the answer: the client was its own
+	// limit from the first load.
+	return engine.ExitFailed, nil
 }
 
 // steps runs the search's steps until it is over, the time is up, the client is its
@@ -117,6 +121,8 @@ func (s *Sweep) Run(ctx context.Context) (engine.ExitCode, error) {
 func (s *Sweep) steps(ctx context.Context, p *plan, res *Result, started time.Time) (engine.ExitCode, error) {
 	o := &s.o
 	sr := newSearch(p.spec.Knob, p.spec.Min, p.spec.Max, p.spec.Factor, p.spec.Precision)
+	// The step as planned: VU init, setup(), teardown() and the responses still due
+	// at its end (up to gracefulStop) come on top, as the script makes them.
 	stepTime := p.target.startTime + p.spec.Warmup + p.spec.Duration
 	for n := 1; ; n++ {
 		load, more := sr.next()
@@ -159,7 +165,7 @@ func (s *Sweep) steps(ctx context.Context, p *plan, res *Result, started time.Ti
 				sr.record(load, true)
 			}
 			res.Pass, res.Fail = sr.pass, sr.fail
-			res.ClientLimited = true
+			res.ClientLimited, res.LimitedAt = true, load
 			res.Stop = fmt.Sprintf("at %s %s %s: past it the client, not the server, is measured; run the load from more machines (docs/distributed.md)", p.spec.Knob.Format(load), p.spec.Knob.Unit(), limit)
 			return engine.ExitOK, nil
 		}
@@ -206,6 +212,7 @@ func (s *Sweep) load(p *plan, load float64, file string) (*testrun.Test, error) 
 	// The warm-up counts from the swept scenario's own start.
 	ro.Warmup = p.target.startTime + p.spec.Warmup
 	ro.Outs, ro.SummaryExport, ro.NoSummary, ro.Quiet, ro.NoVerdictLine = nil, "", true, true, true
+	ro.OutcomeScenario = p.target.name
 	if file != "" {
 		ro.Outs = []string{"json=" + file}
 	}
@@ -289,6 +296,9 @@ func (s *Sweep) prepare() (*plan, error) {
 	tg, err := findTarget(opts, script, spec)
 	if err != nil {
 		return nil, err
+	}
+	if step := tg.startTime + spec.Warmup + spec.Duration; spec.MaxTime < step {
+		return nil, fmt.Errorf("sweep: max time %s: want at least one step, %s from the start of the scenarios (startTime %s, warm-up, duration)", spec.MaxTime, step, tg.startTime)
 	}
 	p := &plan{spec: spec, target: tg, path: ro.Script.Path, script: script}
 	first, err := s.load(p, newSearch(spec.Knob, spec.Min, spec.Max, spec.Factor, spec.Precision).first(), "")

@@ -429,8 +429,9 @@ export default async function () {
 	if code != 0 || len(res.Steps) < 2 || res.Steps[0].Load != 1 || !res.Steps[0].Passed {
 		t.Fatalf("exit %d, %d steps: want 1 req/s passing first\n%s", code, len(res.Steps), out)
 	}
+	// Past 8 the bisection's loads depend on the machine's speed; 8 does not.
 	st := res.Steps[1]
-	if st.Load != 8 || st.Passed || !strings.Contains(st.NotOffered, "arrivals dropped") || !st.Thresholds[0].OK || res.Fail != 8 {
+	if st.Load != 8 || st.Passed || !strings.Contains(st.NotOffered, "arrivals dropped") || !st.Thresholds[0].OK || res.Fail > 8 {
 		t.Errorf("step 2 at %v req/s: passed %v, not offered %q, threshold %+v, answer's fail %v: want 8 failing for its arrivals alone\n%s",
 			st.Load, st.Passed, st.NotOffered, st.Thresholds[0], res.Fail, out)
 	}
@@ -464,5 +465,36 @@ func TestLoadsPrintAsTheyAre(t *testing.T) {
 		if got := newSearch(Rate, c[0], c[1], 2, 0.05).first(); got < c[0] || got > c[1] {
 			t.Errorf("first load of [%v, %v] is %v", c[0], c[1], got)
 		}
+	}
+}
+
+// A background scenario that drops its own arrivals does not fail the swept one's step:
+// the swept scenario's drops and lag are its own.
+func TestSweepJudgesTheSweptScenariosArrivalsAlone(t *testing.T) {
+	t.Parallel()
+	src := `import omni from 'omni';
+export const options = {
+  scenarios: {
+    chat: { executor: 'constant-arrival-rate', rate: 1, duration: '10s', preAllocatedVUs: 8 },
+    bg: { executor: 'constant-arrival-rate', rate: 20, duration: '1h', preAllocatedVUs: 1, exec: 'bg' },
+  },
+  thresholds: { e2el: ['p(99) < 60000'] },
+  sweep: { scenario: 'chat', rate: [2, 2], warmup: '0s', duration: '1s' },
+};
+const ask = () => omni.chat({ messages: [{ role: 'user', content: 'ping' }], modalities: ['text'], max_tokens: 16 });
+export default async function () { await ask(); }
+export async function bg() { await ask(); }
+`
+	code, res, out := sweepOf(t, src, nil)
+	if res.ClientLimited {
+		t.Skipf("the client was its own limit on this machine: %s", res.Stop)
+	}
+	if code != 0 || len(res.Steps) != 1 || !res.Steps[0].Passed || res.Steps[0].Dropped != 0 {
+		t.Errorf("exit %d, steps %+v: want the one step passing, none of its own arrivals dropped\n%s", code, res.Steps, out)
+	}
+	// The background dropped most of its 20 a second (one VU, requests of 156 ms or more),
+	// and ended with the step: its hour, uncut, would be the step's length.
+	if m := res.Steps[0].Measured; m >= 30*time.Minute {
+		t.Errorf("the step lasted %v: the background's hour was not cut", m)
 	}
 }

@@ -34,6 +34,9 @@ type Options struct {
 	Flags engine.Options
 	// Thresholds are --threshold expressions, judged with the script's.
 	Thresholds []string
+	// OutcomeScenario, when set, is the scenario whose dropped arrivals and schedule lag
+	// the Outcome reports (omnik sweep's swept one); otherwise the run's.
+	OutcomeScenario string
 	// Warmup leaves the first part of the scenarios out of the summary, the thresholds and
 	// the result files: they measure from Warmup after the scenarios began (omnik sweep's
 	// steps). Its requests are counted in the End line.

@@ -22,7 +22,8 @@ type Outcome struct {
 	// Requests, Failed count the window's finished requests, ok and failed (an
 	// interrupted one is neither).
 	Requests, Failed int64
-	// Dropped is the window's dropped_iterations: arrivals no VU was free to start.
+	// Dropped is the window's dropped_iterations: arrivals no VU was free to start (of
+	// Options.OutcomeScenario, when set).
 	Dropped int64
 	// Interrupted is set when the run ended before its plan did; AbortReason says why
 	// when an abortOnFail threshold or test.abort() ended it.
@@ -37,7 +38,8 @@ type Outcome struct {
 	// here and not in CPU. Zero where the platform does not say.
 	CPUWait time.Duration
 	// ScheduleLagP99 is the window's p99 schedule_lag: how late arrival-rate iterations
-	// started after their planned time (0 without arrival-rate scenarios).
+	// started after their planned time (0 without arrival-rate scenarios; of
+	// Options.OutcomeScenario, when set).
 	ScheduleLagP99 time.Duration
 	// ByScenario are the window's request counts of each scenario.
 	ByScenario map[string]RequestCount
@@ -62,7 +64,38 @@ func (o *Outcome) Throughput() float64 {
 // Outcome is what Run found; nil before Run returned.
 func (t *Test) Outcome() *Outcome { return t.outcome }
 
-func newOutcome(code engine.ExitCode, res engine.Result, ev metrics.Evaluation, end runEnd, measured *requestCounts, w *window, snap *metrics.Snapshot) *Outcome {
+// outcomeLoad are the metrics of an arrival schedule the Outcome reports.
+var outcomeLoad = []string{"dropped_iterations", "schedule_lag"}
+
+// watchOutcomeScenario follows outcomeLoad for Options.OutcomeScenario alone: other
+// scenarios beside it drop and lag on their own account.
+func (t *Test) watchOutcomeScenario(p *metrics.Pipeline) error {
+	if t.opts.OutcomeScenario == "" {
+		return nil
+	}
+	sel := metrics.NewTagSet(map[string]string{"scenario": t.opts.OutcomeScenario})
+	for _, name := range outcomeLoad {
+		if m := t.registry.Get(name); m != nil {
+			if err := p.AddSubMetric(m, sel); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// outcomeSinks names the sinks of outcomeLoad the Outcome reads: the metrics', or the
+// OutcomeScenario's sub-metrics.
+func (t *Test) outcomeSinks() (dropped, lag string) {
+	dropped, lag = outcomeLoad[0], outcomeLoad[1]
+	if sc := t.opts.OutcomeScenario; sc != "" {
+		sel := metrics.NewTagSet(map[string]string{"scenario": sc})
+		dropped, lag = metrics.SubMetricName(dropped, sel), metrics.SubMetricName(lag, sel)
+	}
+	return dropped, lag
+}
+
+func newOutcome(code engine.ExitCode, res engine.Result, ev metrics.Evaluation, end runEnd, measured *requestCounts, w *window, snap *metrics.Snapshot, dropped, lag string) *Outcome {
 	o := &Outcome{Exit: code, Thresholds: ev.Results, Duration: end.Duration, Interrupted: res.Interrupted, AbortReason: res.AbortReason,
 		Cores: runtime.GOMAXPROCS(0), Wall: res.Duration, ByScenario: measured.all()}
 	for _, n := range o.ByScenario {
@@ -72,10 +105,10 @@ func newOutcome(code engine.ExitCode, res engine.Result, ev metrics.Evaluation, 
 	o.CPU, o.CPUWait = w.load.cpu, w.load.wait
 	w.load.mu.Unlock()
 	if snap != nil {
-		if c, ok := snap.Sink("dropped_iterations").(*metrics.CounterSink); ok {
+		if c, ok := snap.Sink(dropped).(*metrics.CounterSink); ok {
 			o.Dropped = int64(c.Sum)
 		}
-		if lag := snap.Sink("schedule_lag"); lag != nil {
+		if lag := snap.Sink(lag); lag != nil {
 			if ms, ok := lag.Value(metrics.Percentile(99), end.Duration); ok {
 				o.ScheduleLagP99 = time.Duration(ms * float64(time.Millisecond))
 			}

@@ -380,8 +380,12 @@ func (rp *reporter) ends() *runEnd {
 			out.ScheduleEnds[name] = max(out.ScheduleEnds[name], p.shift+at)
 		}
 		if p.end.Warmup > 0 {
+			// The earliest, as for the scenarios' starts: a later piece's window would cut
+			// into an earlier one's.
+			if out.Warmup == 0 || p.shift+p.end.MeasuredFrom < out.MeasuredFrom {
+				out.MeasuredFrom = p.shift + p.end.MeasuredFrom
+			}
 			out.Warmup = max(out.Warmup, p.end.Warmup)
-			out.MeasuredFrom = max(out.MeasuredFrom, p.shift+p.end.MeasuredFrom)
 		}
 	}
 	return out

@@ -74,6 +74,10 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 		_ = outs.Stop()
 		return 0, engine.Invalid(err)
 	}
+	if err := t.watchOutcomeScenario(v.pipeline); err != nil {
+		_ = outs.Stop()
+		return 0, engine.Invalid(err)
+	}
 	requests, measured := newRequestCounts(), newRequestCounts()
 	views := append(append(v.subscribers(), measured, record.SubscriberFunc(func(r *record.Record) {
 		outs.AddEntry(metrics.Entry{Type: "Record", Data: r})
@@ -171,7 +175,8 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 		o.Log.Error(crossed(failed))
 	}
 	code := engine.ExitCodeFor(res, ev.Passed(), summaryErr)
-	t.outcome = newOutcome(code, res, ev, end, measured, t.window, v.final)
+	dropped, lag := t.outcomeSinks()
+	t.outcome = newOutcome(code, res, ev, end, measured, t.window, v.final, dropped, lag)
 	return code, nil
 }
 

@@ -115,6 +115,9 @@ func Parse(r io.Reader, name, format string) (*Trace, error) {
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, &Error{File: name, Line: n, Reason: err.Error()}
 		}
+		if n == 1 {
+			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")) // a UTF-8 byte-order mark some editors write
+		}
 		if line = bytes.TrimSpace(line); len(line) > 0 {
 			e, reason := t.parseEntry(line, sessions)
 			if reason != "" {
@@ -154,27 +157,23 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 // line holds the keys omnik reads, undecoded: one pass of encoding/json over the line,
 // then each value is checked on its own bytes, which keeps a 100 000-line trace fast.
 type line struct {
-	OffsetMS     json.RawMessage `json:"offset_ms"`
-	Timestamp    json.RawMessage `json:"timestamp"`
-	Session      json.RawMessage `json:"session"`
-	SessionID    json.RawMessage `json:"session_id"`
-	Body         json.RawMessage `json:"body"`
-	Dataset      json.RawMessage `json:"dataset"`
-	InputLength  json.RawMessage `json:"input_length"`
-	OutputLength json.RawMessage `json:"output_length"`
-	HashIDs      json.RawMessage `json:"hash_ids"`
-	Delay        json.RawMessage `json:"delay"`
+	OffsetMS, Timestamp, Session, SessionID, Body, Dataset, InputLength, OutputLength, HashIDs, Delay json.RawMessage
 }
 
 // parseEntry validates one line; a non-empty reason says what is wrong with it.
 func (t *Trace) parseEntry(raw []byte, sessions map[string]int32) (Entry, string) {
-	var l line
 	if raw[0] != '{' {
 		return Entry{}, "want a JSON object"
 	}
-	if err := json.Unmarshal(raw, &l); err != nil {
+	// A map, not a struct: encoding/json matches struct keys regardless of case, and a
+	// trace's "Body" is not its "body".
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &keys); err != nil {
 		return Entry{}, "want a JSON object" + jsonReason(err)
 	}
+	l := line{OffsetMS: keys["offset_ms"], Timestamp: keys["timestamp"], Session: keys["session"], SessionID: keys["session_id"],
+		Body: keys["body"], Dataset: keys["dataset"], InputLength: keys["input_length"], OutputLength: keys["output_length"],
+		HashIDs: keys["hash_ids"], Delay: keys["delay"]}
 	// A null is an absent key, as converted tables (parquet, CSV) write them.
 	for _, v := range []*json.RawMessage{&l.OffsetMS, &l.Timestamp, &l.Session, &l.SessionID, &l.Body, &l.Dataset, &l.InputLength, &l.OutputLength, &l.HashIDs, &l.Delay} {
 		if string(*v) == "null" {
@@ -220,7 +219,7 @@ func (t *Trace) parseEntry(raw []byte, sessions map[string]int32) (Entry, string
 		}
 	}
 	if l.HashIDs != nil && !intArray(l.HashIDs) {
-		return e, fmt.Sprintf(`"hash_ids" must be an array of integers, got %s`, abbreviate(l.HashIDs))
+		return e, fmt.Sprintf(`"hash_ids" must be an array of integers from 0 to 2^53, got %s`, abbreviate(l.HashIDs))
 	}
 	if l.Body != nil && l.Body[0] != '{' {
 		return e, fmt.Sprintf(`"body" must be a JSON object (the request to send), got %s`, abbreviate(l.Body))
@@ -251,7 +250,8 @@ func intArray(v json.RawMessage) bool {
 		return true
 	}
 	for item := range bytes.SplitSeq(inner, []byte(",")) {
-		if _, err := strconv.ParseInt(string(bytes.TrimSpace(item)), 10, 64); err != nil {
+		// A script reads the ids as JavaScript numbers: past 2^53 two ids would be one.
+		if n, err := strconv.ParseInt(string(bytes.TrimSpace(item)), 10, 64); err != nil || n < 0 || n > 1<<53 {
 			return false
 		}
 	}

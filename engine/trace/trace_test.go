@@ -34,6 +34,8 @@ func TestParseFormats(t *testing.T) {
 		{"explicit mooncake ignores offset_ms", "mooncake", `{"timestamp": 5, "offset_ms": 99}`, Mooncake, []time.Duration{5 * ms}, []int32{1}, nil},
 		{"nulls are absent keys", "", `{"timestamp": 3, "session_id": null, "delay": null, "hash_ids": null, "input_length": null}`, Mooncake, []time.Duration{3 * ms}, []int32{1}, nil},
 		{"CRLF and spaces", "", "  {\"offset_ms\": 1}\r\n\r\n{\"offset_ms\": 2}\r\n", Omnik, []time.Duration{ms, 2 * ms}, []int32{1, 3}, nil},
+		{"a byte-order mark", "", "\xef\xbb\xbf{\"offset_ms\": 1}", Omnik, []time.Duration{ms}, []int32{1}, nil},
+		{"keys of other cases are the line's own", "", `{"offset_ms": 1, "Session": "a", "Body": 5}`, Omnik, []time.Duration{ms}, []int32{1}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,6 +75,9 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 		{"fractional length", "", `{"offset_ms": 0, "input_length": 1.5}`, `"input_length" must be a non-negative integer, got 1.5`},
 		{"negative dataset", "", `{"offset_ms": 0, "dataset": -2}`, `"dataset" must be a non-negative integer`},
 		{"bad hash ids", "", `{"offset_ms": 0, "hash_ids": [1, "x"]}`, `"hash_ids" must be an array of integers`},
+		{"negative hash id", "", `{"offset_ms": 0, "hash_ids": [-3]}`, `"hash_ids" must be an array of integers from 0 to 2^53`},
+		{"hash id past 2^53", "", `{"offset_ms": 0, "hash_ids": [9007199254740993]}`, `"hash_ids" must be an array of integers from 0 to 2^53`},
+		{"keys are exact", "", `{"OFFSET_MS": 0, "Body": {}}`, `no "offset_ms"`},
 		{"body not an object", "", `{"offset_ms": 0, "body": "hi"}`, `"body" must be a JSON object`},
 		{"session object", "", `{"offset_ms": 0, "session": {}}`, `"session" must be a string or a number`},
 		{"unknown format", "csv", `{"offset_ms": 0}`, `format "csv": want "omnik" or "mooncake"`},

@@ -15,9 +15,10 @@ type Waits struct {
 // say (Linux's schedstat does).
 func ReadWaits() (w Waits, ok bool) { return readWaits() }
 
-// MeanSince is the mean wait for a CPU per time slice since before; 0 without any.
+// MeanSince is the mean wait for a CPU per time slice since before; 0 without any, or
+// when a thread that exited meanwhile took more wait with it than the others added.
 func (w Waits) MeanSince(before Waits) time.Duration {
-	if w.Slices <= before.Slices {
+	if w.Slices <= before.Slices || w.Wait < before.Wait {
 		return 0
 	}
 	return (w.Wait - before.Wait) / time.Duration(w.Slices-before.Slices)
