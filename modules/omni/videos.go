@@ -27,7 +27,7 @@ func (m *Module) videoFn(vu *js.VU, get func() (*target, []*target)) func(goja.F
 		vu.RequireVUContext(name)
 		cl, p := m.prepare(vu, name, fc.Argument(0), fc.Argument(1))
 		job := videoJob(cl.body, fc.Argument(1))
-		ep := endpoint{name: name, path: "/v1/videos", defaults: modelDefault, encode: multipartBody,
+		ep := endpoint{name: name, path: "/v1/videos", defaults: videoDefaults, encode: multipartBody,
 			do: func(ctx context.Context, hc *http.Client, req client.Request) *record.Record {
 				return client.Videos(ctx, hc, req, job)
 			}}
@@ -35,6 +35,15 @@ func (m *Module) videoFn(vu *js.VU, get func() (*target, []*target)) func(goja.F
 		return m.start(vu, c, mirrors, p, cl, func(ctx context.Context, c *target, cl call) *record.Record {
 			return c.run(ctx, ep, cl)
 		})
+	}
+}
+
+// videoDefaults asks for the server's stage metrics unless the script said otherwise, as
+// chatDefaults does; the reference adds the field to the form with --print-stage.
+func videoDefaults(body map[string]any, model string) {
+	modelDefault(body, model)
+	if _, ok := body["return_stage_metrics"]; !ok {
+		body["return_stage_metrics"] = true
 	}
 }
 

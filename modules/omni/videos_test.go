@@ -14,7 +14,7 @@ func TestVideoJobAgainstSimulator(t *testing.T) {
 	k, sec, vu := runScript(t, `import omni from 'omni';
 export default async function () {
   globalThis.r = await omni.videos.generate(
-    { model: 'Wan-AI/Wan2.2-T2V-A14B-Diffusers', prompt: 'a lake at sunrise', num_frames: 32, fps: 16, size: '160x96', return_stage_metrics: true },
+    { model: 'Wan-AI/Wan2.2-T2V-A14B-Diffusers', prompt: 'a lake at sunrise', num_frames: 32, fps: 16, size: '160x96' },
     { pollInterval: 5, tags: { kind: 't2v' } });
 }`)
 	rt := vu.Runtime()
