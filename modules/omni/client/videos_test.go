@@ -162,3 +162,16 @@ func TestVideosFallsBackToTheRequestedClip(t *testing.T) {
 		}
 	}
 }
+
+// A job the run stops (its context cancelled, not timed out) is interrupted, not failed.
+func TestVideosStoppedByTheRunIsInterrupted(t *testing.T) {
+	t.Parallel()
+	vs := &videoServer{created: queued, polls: []string{inProgress}}
+	srv := serve(t, vs)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer time.AfterFunc(20*time.Millisecond, cancel).Stop()
+	r := Videos(ctx, srv.Client(), Request{URL: srv.URL + "/v1/videos"}, VideoJob{PollInterval: time.Millisecond})
+	if !r.Interrupted() || !strings.Contains(r.Err.Message, "video job video_gen_7") {
+		t.Fatalf("err = %+v", r.Err)
+	}
+}
