@@ -96,3 +96,19 @@ func TestAccumulatorFoldsVideoJobs(t *testing.T) {
 		t.Errorf("a video run printed other sections:\n%s", out)
 	}
 }
+
+// The result file has latest upstream's video keys for a run that made video, and none
+// for one that did not.
+func TestSaveResultVideoKeys(t *testing.T) {
+	t.Parallel()
+	m := SaveResult(wanVideo(), RunInfo{}, seedMetrics)
+	for k, want := range map[string]any{"total_video_duration_s": 15.19, "total_video_frames": int64(243), "video_throughput": 0.50,
+		"mean_video_rtf": 1.62, "p99_video_rtf": 1.75, "median_video_generation_ms": 8103.66} {
+		if m[k] != want {
+			t.Errorf("%s = %#v, want %#v", k, m[k], want)
+		}
+	}
+	if _, ok := SaveResult(qwen3Omni(), RunInfo{}, seedMetrics)["total_video_duration_s"]; ok {
+		t.Error("a run without video has video keys")
+	}
+}
