@@ -59,8 +59,9 @@
 // in_progress with a progress figure, then completed with stage_durations,
 // inference_time_s, duration_s, num_frames, fps and, when asked, metrics
 // (stage metrics, output_unit_type video). GET /v1/videos/{id}/content is an
-// MP4 (ftyp and mdat headers, zero frames) of about width·height/100 bytes a
-// frame, with its Content-Length. The job runs on the wan-video profile's
+// MP4 whose header boxes state the duration and frames (ftyp; moov with mvhd
+// and one video track's stsz; an mdat of zero frames, about width·height/100
+// bytes a frame), with its Content-Length. The job runs on the wan-video profile's
 // stage model, load knee included, whether or not it is polled. The
 // simulator keeps the last 4096 jobs.
 //

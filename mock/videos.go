@@ -4,6 +4,7 @@ package mock
 //lint:file-ignore ST1005 error texts are response messages sent verbatim
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -304,8 +305,9 @@ func (s *Server) handleVideoGet(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(b)
 }
 
-// handleVideoContent is GET /v1/videos/{id}/content: an MP4 of the job's size (ftyp
-// and mdat headers, zero frames), about width·height/100 bytes a frame.
+// handleVideoContent is GET /v1/videos/{id}/content: an MP4 whose header boxes state
+// the job's duration and frames (ftyp, moov, then an mdat of zero frames, about
+// width·height/100 bytes a frame).
 func (s *Server) handleVideoContent(w http.ResponseWriter, r *http.Request) {
 	j, ok := s.videoJobOf(w, r)
 	if !ok || j.getFault(w, true) {
@@ -316,11 +318,7 @@ func (s *Server) handleVideoContent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	size := min(int64(j.frames)*int64(max(j.width*j.height/100, 64)), maxVideoBytes)
-	head := make([]byte, 0, 32)
-	head = binary.BigEndian.AppendUint32(head, 24)
-	head = append(head, "ftypisom\x00\x00\x02\x00isommp41"...)
-	head = binary.BigEndian.AppendUint32(head, uint32(min(size+8, math.MaxUint32)))
-	head = append(head, "mdat"...)
+	head := mp4Head(j.frames, j.fps, size)
 	total := int64(len(head)) + size
 	w.Header().Set("Content-Type", "video/mp4")
 	w.Header().Set("Content-Length", strconv.FormatInt(total, 10))
@@ -389,6 +387,28 @@ func faultNames(kinds []FaultKind) []string {
 		out[i] = string(k)
 	}
 	return out
+}
+
+// mp4Head is a clip's boxes up to its media data: ftyp; moov with the movie header
+// (timescale fps, duration frames) and one video track whose sample table counts the
+// frames; then the header of an mdat of size bytes.
+func mp4Head(frames, fps int, size int64) []byte {
+	u32 := func(vs ...uint32) []byte {
+		var b []byte
+		for _, v := range vs {
+			b = binary.BigEndian.AppendUint32(b, v)
+		}
+		return b
+	}
+	box := func(typ string, parts ...[]byte) []byte {
+		body := bytes.Join(parts, nil)
+		return append(u32(uint32(8+len(body))), append([]byte(typ), body...)...)
+	}
+	stsz := box("stsz", u32(0, 0, uint32(frames)))
+	trak := box("trak", box("mdia", box("hdlr", u32(0, 0), []byte("vide"), make([]byte, 13)), box("minf", box("stbl", stsz))))
+	head := bytes.Join([][]byte{box("ftyp", []byte("isom\x00\x00\x02\x00isommp41")),
+		box("moov", box("mvhd", u32(0, 0, 0, uint32(fps), uint32(frames)), make([]byte, 80)), trak)}, nil)
+	return append(head, append(u32(uint32(min(size+8, math.MaxUint32))), "mdat"...)...)
 }
 
 // zeros reads zero bytes: a clip's frames.

@@ -96,7 +96,7 @@ func TestVideoJobCompletesWithItsClipAndStageMetrics(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	want := 32 + 48*(320*240/100)
+	want := len(mp4Head(48, 24, 0)) + 48*(320*240/100)
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "video/mp4" || len(b) != want ||
 		!bytes.Equal(b[4:8], []byte("ftyp")) || resp.Header.Get("Content-Length") != strconv.Itoa(want) {
 		t.Errorf("content: %d %s, %d bytes, want %d", resp.StatusCode, resp.Header.Get("Content-Type"), len(b), want)

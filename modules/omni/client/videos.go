@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"time"
 
 	"github.com/omnik-dev/omnik/modules/omni/chunk"
+	"github.com/omnik-dev/omnik/modules/omni/mp4"
 	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
@@ -75,10 +75,11 @@ func Videos(ctx context.Context, hc *http.Client, req Request, job VideoJob) *re
 	if r.b.Failed() {
 		return r.finish(at)
 	}
-	r.resolve(j)
+	var clip mp4.Info
 	if job.Download {
-		r.download(req.URL + "/" + j.ID + "/content")
+		clip = r.download(req.URL + "/" + j.ID + "/content")
 	}
+	r.resolve(j, clip)
 	return r.finish(at)
 }
 
@@ -205,30 +206,39 @@ func (r *videoRun) decode(body []byte, where string) (chunk.VideoJob, bool) {
 	return j, err == nil
 }
 
-// download counts the content's bytes, without keeping them.
-func (r *videoRun) download(url string) {
+// download counts the content's bytes, without keeping them, and reads the duration and
+// frames its MP4 header boxes state (nothing is decoded). Content that is not an MP4 is
+// counted all the same.
+func (r *videoRun) download(url string) mp4.Info {
 	where := "the content of job " + r.b.Video().JobID
 	c := r.get(url, where)
 	if c == nil {
-		return
+		return mp4.Info{}
 	}
-	_, err := io.Copy(io.Discard, c.body)
-	if err != nil {
+	clip, err := mp4.Scan(c.body)
+	if err != nil && !errors.Is(err, mp4.ErrNotMP4) {
 		r.failed(c, where, err)
 	}
 	r.b.Video().Bytes, r.b.Video().Content = c.body.n, time.Since(r.b.Start())
 	r.close(c)
+	return clip
 }
 
 // resolve settles the video's duration, frames and generation time from the completed
-// job, falling back to what the request asked for as the reference does.
-func (r *videoRun) resolve(j chunk.VideoJob) {
+// job, else from the clip's header, else from what the request asked for, as the
+// reference falls back.
+func (r *videoRun) resolve(j chunk.VideoJob, clip mp4.Info) {
 	v, q := r.b.Video(), r.job
+	if !(clip.Seconds <= record.MaxStageValue) {
+		clip.Seconds = 0 // a header no clock has
+	}
 	switch {
 	case j.DurationS > 0:
 		v.Seconds, v.Source = j.DurationS, record.VideoFromServer
 	case j.Frames > 0 && j.FPS > 0:
 		v.Seconds, v.Source = float64(j.Frames)/j.FPS, record.VideoFromServer
+	case clip.Seconds > 0:
+		v.Seconds, v.Source = clip.Seconds, record.VideoFromContent
 	case q.Seconds > 0:
 		v.Seconds, v.Source = q.Seconds, record.VideoFromRequest
 	case q.NumFrames > 0 && q.FPS > 0:
@@ -239,6 +249,8 @@ func (r *videoRun) resolve(j chunk.VideoJob) {
 		v.Frames = j.Frames
 	case j.DurationS > 0 && j.FPS > 0:
 		v.Frames = int64(math.Round(j.DurationS * j.FPS))
+	case clip.Frames > 0:
+		v.Frames = clip.Frames
 	case q.NumFrames > 0:
 		v.Frames = int64(q.NumFrames)
 	case q.Seconds > 0 && q.FPS > 0:

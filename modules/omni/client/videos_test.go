@@ -1,7 +1,9 @@
 package client
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -20,6 +22,7 @@ type videoServer struct {
 	created       string
 	polls         []string
 	content       int
+	clip          []byte // served before the content's zeros
 	announced     int
 	mu            sync.Mutex
 	polled, gotIt int
@@ -35,7 +38,8 @@ func (vs *videoServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answer(w, vs.created)
 	case strings.HasSuffix(r.URL.Path, "/content"):
 		vs.gotIt++
-		w.Header().Set("Content-Length", strconv.Itoa(max(vs.announced, vs.content)))
+		w.Header().Set("Content-Length", strconv.Itoa(max(vs.announced, len(vs.clip)+vs.content)))
+		w.Write(vs.clip)
 		w.Write(make([]byte, vs.content))
 	default:
 		answer(w, vs.polls[min(vs.polled, len(vs.polls)-1)])
@@ -150,7 +154,7 @@ func TestVideosFallsBackToTheRequestedClip(t *testing.T) {
 		{VideoJob{}, 0, 0, "", 3000, false},
 	}
 	for _, tt := range tests {
-		vs := &videoServer{created: done}
+		vs := &videoServer{created: done, content: 10}
 		tt.job.PollInterval = time.Millisecond
 		r := runVideo(t, vs, time.Minute, tt.job)
 		v := r.Video
@@ -173,5 +177,39 @@ func TestVideosStoppedByTheRunIsInterrupted(t *testing.T) {
 	r := Videos(ctx, srv.Client(), Request{URL: srv.URL + "/v1/videos"}, VideoJob{PollInterval: time.Millisecond})
 	if !r.Interrupted() || !strings.Contains(r.Err.Message, "video job video_gen_7") {
 		t.Fatalf("err = %+v", r.Err)
+	}
+}
+
+// box is an MP4 box of typ holding parts.
+func box(typ string, parts ...[]byte) []byte {
+	body := bytes.Join(parts, nil)
+	return append(binary.BigEndian.AppendUint32(nil, uint32(8+len(body))), append([]byte(typ), body...)...)
+}
+
+// Without a duration from the job, the downloaded clip's header gives it (before what the
+// body asked for), and a download that is not an MP4 is only counted.
+func TestVideosReadsTheClipsHeader(t *testing.T) {
+	t.Parallel()
+	done := `{"id":"video_gen_7","status":"completed"}`
+	u32 := func(vs ...uint32) []byte {
+		return binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, vs[0]), vs[1])
+	}
+	moov := box("moov", box("mvhd", u32(0, 0), u32(0, 16), u32(40, 0)),
+		box("trak", box("mdia", box("hdlr", u32(0, 0), []byte("vide")), box("minf", box("stbl", box("stsz", u32(0, 0), u32(40, 0)))))))
+	for _, tt := range []struct {
+		clip    []byte
+		seconds float64
+		frames  int64
+		source  string
+	}{
+		{append(moov, box("mdat", make([]byte, 64))...), 2.5, 40, record.VideoFromContent},
+		{[]byte("<html>a login page</html>"), 4, 64, record.VideoFromRequest},
+	} {
+		vs := &videoServer{created: done, clip: tt.clip}
+		r := runVideo(t, vs, time.Minute, VideoJob{PollInterval: time.Millisecond, Download: true, Seconds: 4, FPS: 16})
+		v := r.Video
+		if !r.OK() || v.Seconds != tt.seconds || v.Frames != tt.frames || v.Source != tt.source || v.Bytes != int64(len(tt.clip)) {
+			t.Errorf("%q: %+v %+v", tt.clip[:8], r.Err, v)
+		}
 	}
 }

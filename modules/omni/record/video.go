@@ -23,9 +23,9 @@ type Video struct {
 	Seconds      float64       // video duration
 	Frames       int64
 	FPS          float64
-	// Source says where Seconds and Frames came from: VideoFromServer (the job),
-	// VideoFromRequest (the body's seconds, num_frames, fps, as the reference falls back
-	// to), or "" when neither said.
+	// Source says where Seconds came from: VideoFromServer (the job), VideoFromContent
+	// (the downloaded MP4's header), VideoFromRequest (the body's seconds, num_frames,
+	// fps, as the reference falls back to), or "" when none said.
 	Source string
 	// GenerationMS is the server's generation time: the largest *_gen_ms of the job's
 	// stage_durations, else its inference_time_s; 0 when it reported neither.
@@ -35,6 +35,7 @@ type Video struct {
 // Where a video's duration and frames came from.
 const (
 	VideoFromServer  = "server"
+	VideoFromContent = "content"
 	VideoFromRequest = "request"
 )
 
