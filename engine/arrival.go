@@ -4,6 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/omnik-dev/omnik/js"
 )
 
 // arrivals yields the offsets, from the scenario start, at which the iterations of the
@@ -52,13 +54,30 @@ func buildArrivalPool(c *check, sc *ScenarioConfig, seg Segment, poisson bool) a
 
 // arrival is one due iteration handed to a worker.
 type arrival struct {
-	n   uint64
-	due time.Time
+	n     uint64
+	due   time.Time
+	entry js.TraceEntry // the trace-replay entry, nil for the rate executors
+	// then, when set, gives the iteration to run next on the same VU once this one
+	// ends (a session's next turn, already due), or false.
+	then func() (arrival, bool)
+}
+
+// feed is how a dispatcher reaches the pool's workers.
+type feed struct {
+	work chan<- arrival
+	grow func()
+	idle *atomic.Int64
 }
 
 // run dispatches the arrivals that this segment owns until they end or the scenario
 // stops starting iterations.
 func (a arrivalPool) run(s *scenario, next arrivals) {
+	a.serve(s, func(f feed) { a.dispatch(s, next, f) })
+}
+
+// serve starts the pre-allocated VUs' workers, begins the scenario, runs dispatch and
+// waits for the workers once it returns.
+func (a arrivalPool) serve(s *scenario, dispatch func(feed)) {
 	// Unbuffered: a send succeeds only when a worker is idle, which is exactly the
 	// "is a VU free?" question, without a queue that could grow.
 	work := make(chan arrival)
@@ -85,7 +104,13 @@ func (a arrivalPool) run(s *scenario, next arrivals) {
 				select {
 				case w := <-work:
 					idle.Add(-1)
-					s.iterate(s.iterCtx, vu, w.n, w.due)
+					for ok := true; ok; {
+						s.iterate(s.iterCtx, vu, w.n, w.due, w.entry)
+						ok = w.then != nil
+						if ok {
+							w, ok = w.then()
+						}
+					}
 				case <-done:
 					return
 				}
@@ -126,7 +151,7 @@ func (a arrivalPool) run(s *scenario, next arrivals) {
 	ready.Wait()
 
 	if s.begin() {
-		a.dispatch(s, next, work, grow, &idle)
+		dispatch(feed{work: work, grow: grow, idle: &idle})
 		end := time.Now()
 		s.scheduleEnded.Store(&end)
 	}
@@ -137,7 +162,7 @@ func (a arrivalPool) run(s *scenario, next arrivals) {
 
 // dispatch hands each due arrival to a free VU until the schedule ends or the scenario
 // stops starting iterations. Every arrival due by then is started or dropped.
-func (a arrivalPool) dispatch(s *scenario, next arrivals, work chan<- arrival, grow func(), idle *atomic.Int64) {
+func (a arrivalPool) dispatch(s *scenario, next arrivals, f feed) {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for i := int64(0); ; i++ {
@@ -150,7 +175,7 @@ func (a arrivalPool) dispatch(s *scenario, next arrivals, work chan<- arrival, g
 			continue
 		}
 		w := arrival{n: uint64(i), due: s.startAt.Add(off)}
-		if !a.sleepUntil(s, timer, w.due) || !a.start(s, w, work, grow, idle) {
+		if !a.sleepUntil(s, timer, w.due) || a.start(s, w, f) == stopped {
 			// Stopped: this arrival, if it is due, and every later one already due never started.
 			s.drop(a.countDue(s, next, i, off))
 			return
@@ -171,28 +196,36 @@ func (a arrivalPool) sleepUntil(s *scenario, timer *time.Timer, t time.Time) boo
 	return s.startCtx.Err() == nil
 }
 
+// outcome is what became of an arrival handed to start.
+type outcome int
+
+const (
+	started outcome = iota
+	dropped         // no VU was free (drop mode); counted
+	stopped         // the scenario stopped before a VU took it; not counted yet
+)
+
 // start hands w to a free VU. With none free it adds one in the background and drops w
-// or, in queue mode, waits for a VU. It reports false when the scenario stopped before a
-// VU took w.
-func (a arrivalPool) start(s *scenario, w arrival, work chan<- arrival, grow func(), idle *atomic.Int64) bool {
+// or, in queue mode, waits for a VU.
+func (a arrivalPool) start(s *scenario, w arrival, f feed) outcome {
 	// A worker counted idle takes w as soon as it reaches its receive.
-	if idle.Load() == 0 {
-		grow()
+	if f.idle.Load() == 0 {
+		f.grow()
 		s.warnInsufficientVUs(a.queue)
 		if !a.queue {
 			s.drop(1)
-			return true
+			return dropped
 		}
 	}
 	// select picks at random between ready cases: a stop already in must win.
 	if s.startCtx.Err() != nil {
-		return false
+		return stopped
 	}
 	select {
-	case work <- w:
-		return true
+	case f.work <- w:
+		return started
 	case <-s.startCtx.Done():
-		return false
+		return stopped
 	}
 }
 

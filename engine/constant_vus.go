@@ -24,7 +24,7 @@ func (e *constantVUs) shape() shape {
 func (e *constantVUs) run(s *scenario) {
 	s.eachVU(e.vus, func(vu VU) {
 		for !s.stopping() {
-			s.iterate(s.iterCtx, vu, s.inTest(s.nextN.Add(1)-1), time.Time{})
+			s.iterate(s.iterCtx, vu, s.inTest(s.nextN.Add(1)-1), time.Time{}, nil)
 		}
 	})
 }

@@ -24,6 +24,9 @@ type shape struct {
 	iterations int64
 	// byIterations: progress counts iterations rather than time.
 	byIterations bool
+	// endsItself: the executor stops starting iterations itself when its schedule ends,
+	// so duration is when that is planned, not a deadline that could cut its last one.
+	endsItself bool
 }
 
 // executorSpec is one executor type: its own keys and how a validated config becomes an
@@ -42,6 +45,7 @@ var executors = map[string]executorSpec{
 	"constant-arrival-rate": {[]string{"rate", "timeUnit", "duration", "preAllocatedVUs", "maxVUs", "onSaturation"}, buildConstantArrivalRate},
 	"ramping-arrival-rate":  {[]string{"startRate", "timeUnit", "stages", "preAllocatedVUs", "maxVUs", "onSaturation"}, buildRampingArrivalRate},
 	"poisson-arrival-rate":  {[]string{"rate", "timeUnit", "burstiness", "iterations", "duration", "maxDuration", "seed", "preAllocatedVUs", "maxVUs", "onSaturation"}, buildPoissonArrivalRate},
+	"trace-replay":          {[]string{"trace", "format", "speed", "preAllocatedVUs", "maxVUs", "onSaturation"}, buildTraceReplay},
 }
 
 // buildExecutor validates sc and builds its executor for seg.

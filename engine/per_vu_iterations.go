@@ -31,7 +31,7 @@ func (e *perVUIterations) run(s *scenario) {
 				left.Add(e.iterations - i)
 				return
 			}
-			s.iterate(s.iterCtx, vu, s.inTest(s.nextN.Add(1)-1), time.Time{})
+			s.iterate(s.iterCtx, vu, s.inTest(s.nextN.Add(1)-1), time.Time{}, nil)
 		}
 	})
 	s.drop(left.Load())

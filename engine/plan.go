@@ -41,6 +41,7 @@ type ScenarioPlan struct {
 
 	exec         executor
 	byIterations bool
+	endsItself   bool
 }
 
 // End is when the scenario has certainly finished, from the start of the test.
@@ -64,7 +65,7 @@ func NewPlan(o Options, seg Segment) (*ExecutionPlan, error) {
 			StartTime: Duration(orZero(sc.StartTime)), Duration: Duration(sh.duration),
 			GracefulStop: Duration(orDefault(sc.GracefulStop, DefaultGracefulStop)),
 			Env:          sc.Env, Tags: sc.Tags, Config: sc,
-			exec: e, byIterations: sh.byIterations,
+			exec: e, byIterations: sh.byIterations, endsItself: sh.endsItself,
 		})
 	}
 	slices.SortStableFunc(plan.Scenarios, func(a, b ScenarioPlan) int { return cmp.Compare(a.StartTime, b.StartTime) })

@@ -174,6 +174,6 @@ func (sl *slot) loop() {
 				return
 			}
 		}
-		s.iterate(ctx, vu, s.inTest(s.nextN.Add(1)-1), time.Time{})
+		s.iterate(ctx, vu, s.inTest(s.nextN.Add(1)-1), time.Time{}, nil)
 	}
 }

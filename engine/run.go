@@ -29,6 +29,7 @@ type Run struct {
 	tickEvery   time.Duration
 	onTick      TickFunc
 	onBegin     func(time.Time)
+	onEnd       func(time.Time)
 	progressOut *Progress
 	startAt     time.Time // WithStartAt; zero: start when ready
 
@@ -237,7 +238,11 @@ func (r *Run) runScenarios(ctx context.Context) {
 		wg.Go(func() { r.runScenario(ctx, s) })
 	}
 	wg.Wait()
-	r.ended.Store(time.Now().UnixNano())
+	ended := time.Now()
+	if r.onEnd != nil {
+		r.onEnd(ended)
+	}
+	r.ended.Store(ended.UnixNano())
 	r.iterErrors.flush()
 	stopWatching()
 	watchers.Wait()

@@ -49,6 +49,9 @@ func WithProgress(p *Progress) Option { return func(r *Run) { r.progressOut = p 
 // already past starts at once.
 func WithStartAt(t time.Time) Option { return func(r *Run) { r.startAt = t } }
 
-// OnBegin calls f with the time the scenarios begin, before any of them starts: where a
-// measured window that leaves out VU init and setup() counts from.
-func OnBegin(f func(at time.Time)) Option { return func(r *Run) { r.onBegin = f } }
+// OnScenarios calls begin with the time the scenarios begin, before any of them starts
+// (where a measured window that leaves out VU init and setup() counts from), and end when
+// the last of them ended, before teardown. Either may be nil.
+func OnScenarios(begin, end func(at time.Time)) Option {
+	return func(r *Run) { r.onBegin, r.onEnd = begin, end }
+}

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 )
 
 // ScenarioConfig is one entry of options.scenarios. It holds the keys of every executor;
@@ -31,9 +32,15 @@ type ScenarioConfig struct {
 	Burstiness       *float64  `json:"burstiness,omitempty"`
 	Seed             *int64    `json:"seed,omitempty"`
 	OnSaturation     string    `json:"onSaturation,omitempty"`
+	Trace            string    `json:"trace,omitempty"`
+	Format           string    `json:"format,omitempty"`
+	Speed            *float64  `json:"speed,omitempty"`
 
 	// keys are the keys the source set, checked against the executor's.
 	keys []string
+	// traces keeps the trace file a decoded config names, so the plans built from it
+	// (consolidation's check, the run's, inspect's) read and parse it once.
+	traces *traceCache
 }
 
 // commonKeys are accepted by every executor.
@@ -48,6 +55,7 @@ func (c *ScenarioConfig) fields() map[string]any {
 		"gracefulRampDown": &c.GracefulRampDown, "rate": &c.Rate, "startRate": &c.StartRate,
 		"timeUnit": &c.TimeUnit, "preAllocatedVUs": &c.PreAllocatedVUs, "maxVUs": &c.MaxVUs,
 		"burstiness": &c.Burstiness, "seed": &c.Seed, "onSaturation": &c.OnSaturation,
+		"trace": &c.Trace, "format": &c.Format, "speed": &c.Speed,
 	}
 }
 
@@ -60,6 +68,7 @@ func (c *ScenarioConfig) UnmarshalJSON(data []byte) error {
 	}
 	fields := c.fields()
 	c.keys = c.keys[:0]
+	c.traces = &traceCache{}
 	for _, key := range sortedKeys(raw) {
 		c.keys = append(c.keys, key)
 		f := fields[key]
@@ -71,4 +80,15 @@ func (c *ScenarioConfig) UnmarshalJSON(data []byte) error {
 		}
 	}
 	return nil
+}
+
+// ResolvePaths makes the scenarios' relative file paths (a trace-replay's trace)
+// relative to dir, the directory of the file whose options these are, so a script's
+// trace is found beside it whatever the working directory.
+func (o *Options) ResolvePaths(dir string) {
+	for _, sc := range o.Scenarios {
+		if sc.Trace != "" && !filepath.IsAbs(sc.Trace) {
+			sc.Trace = filepath.Join(dir, sc.Trace)
+		}
+	}
 }

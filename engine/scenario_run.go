@@ -66,7 +66,9 @@ func (s *scenario) begin() bool {
 		Name: s.plan.Name, Executor: s.plan.Executor, Exec: s.plan.Exec,
 		Env: s.plan.Env, Tags: s.tags.Map(), StartTime: s.startAt, Progress: s.progress,
 	}
-	s.deadline = time.AfterFunc(s.plan.Duration.D(), s.stopStarting)
+	if !s.plan.endsItself {
+		s.deadline = time.AfterFunc(s.plan.Duration.D(), s.stopStarting)
+	}
 	s.started.Store(s.startAt.UnixNano())
 	return true
 }
@@ -112,14 +114,15 @@ func (s *scenario) finish() {
 // one after the other, and a loop between them would spin through interrupted iterations.
 func (s *scenario) stopping() bool { return s.startCtx.Err() != nil || s.iterCtx.Err() != nil }
 
-// iterate runs iteration n on vu and reports whether it completed; false means it was
-// interrupted (gracefulStop ran out, a ramp-down, an abort or a hard stop). intended is
-// the scheduled start of an arrival-rate iteration, zero otherwise.
 // inTest is the test-wide number of this piece's n-th iteration of a closed executor
 // (arrival-rate executors number by arrival, already test-wide).
 func (s *scenario) inTest(n uint64) uint64 { return uint64(s.run.segment.Nth(int64(n))) }
 
-func (s *scenario) iterate(ctx context.Context, vu VU, n uint64, intended time.Time) bool {
+// iterate runs iteration n on vu and reports whether it completed; false means it was
+// interrupted (gracefulStop ran out, a ramp-down, an abort or a hard stop). intended is
+// the scheduled start of an arrival-rate iteration, zero otherwise; entry is the trace
+// entry a trace-replay iteration replays, nil otherwise.
+func (s *scenario) iterate(ctx context.Context, vu VU, n uint64, intended time.Time, entry js.TraceEntry) bool {
 	r := s.run
 	var began time.Time
 	if !intended.IsZero() || r.minIteration > 0 {
@@ -130,7 +133,7 @@ func (s *scenario) iterate(ctx context.Context, vu VU, n uint64, intended time.T
 	}
 	s.active.Add(1)
 	local := s.begun.Add(1) - 1
-	err := vu.RunIteration(ctx, &js.Iteration{Scenario: s.info, InTest: n, InInstance: local, IntendedStart: intended, SetupData: r.setupData})
+	err := vu.RunIteration(ctx, &js.Iteration{Scenario: s.info, InTest: n, InInstance: local, IntendedStart: intended, SetupData: r.setupData, TraceEntry: entry})
 	s.active.Add(-1)
 	if ctx.Err() != nil {
 		s.interrupted.Add(1)

@@ -34,7 +34,7 @@ func (e *sharedIterations) run(s *scenario) {
 			if n >= e.iterations {
 				return
 			}
-			s.iterate(s.iterCtx, vu, s.inTest(uint64(n)), time.Time{})
+			s.iterate(s.iterCtx, vu, s.inTest(uint64(n)), time.Time{}, nil)
 		}
 	})
 	if began {

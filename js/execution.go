@@ -32,6 +32,15 @@ type Iteration struct {
 	// SetupData is setup()'s result. The engine passes the same slice to every
 	// iteration, so a VU decodes it once.
 	SetupData SetupData
+	// TraceEntry is the request-log entry a trace-replay iteration replays, nil for
+	// the other executors (omnik/execution.scenario.traceEntry).
+	TraceEntry TraceEntry
+}
+
+// TraceEntry is one entry of a replayed trace. The trace is shared by every VU; a VU
+// builds the entry's object only when its script reads it.
+type TraceEntry interface {
+	Object() map[string]any
 }
 
 // InstanceStats is the engine's live view of the run (omnik/execution.instance).

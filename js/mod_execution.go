@@ -83,6 +83,14 @@ func (vu *VU) scenarioField(key string) (any, bool) {
 		return it.InTest, true
 	case "iterationInInstance":
 		return it.InInstance, true
+	case "traceEntry":
+		if it.TraceEntry == nil {
+			return nil, false
+		}
+		if vu.state.traceEntry == nil {
+			vu.state.traceEntry = vu.rt.ToValue(it.TraceEntry.Object())
+		}
+		return vu.state.traceEntry, true
 	}
 	return nil, false
 }

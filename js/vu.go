@@ -44,6 +44,9 @@ type vuState struct {
 	group   string
 	meta    map[string]string
 	samples []metrics.Sample
+	// traceEntry is the iteration's trace entry as JS, built on its first read so every
+	// read sees the same object.
+	traceEntry goja.Value
 }
 
 // newVU makes a VU and runs its init code; readingOptions marks the runtime Load uses

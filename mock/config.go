@@ -27,6 +27,9 @@ type Config struct {
 	// OpenAIAudio streams chat audio OpenAI-style (delta.audio, raw PCM16)
 	// instead of vLLM-Omni's base64 WAV in delta.content.
 	OpenAIAudio bool `json:"openai_audio"`
+	// RealtimeLane is what /v1/realtime speaks without ?duplex=1: RealtimeLaneOmni
+	// ("vllm-omni", the default; "" means the same) or RealtimeLaneOpenAI ("openai").
+	RealtimeLane string `json:"realtime_lane,omitempty"`
 	// Faults apply to every request with their probability.
 	Faults []Fault `json:"faults,omitempty"`
 	// MetricsPrefix names the vLLM-Omni families of GET /metrics: "vllm_omni"
@@ -97,6 +100,10 @@ func WithFaults(fs ...Fault) Option { return func(c *Config) { c.Faults = append
 // WithOpenAIAudio switches chat audio to OpenAI's delta.audio streaming.
 func WithOpenAIAudio(on bool) Option { return func(c *Config) { c.OpenAIAudio = on } }
 
+// WithRealtimeLane sets what /v1/realtime speaks without ?duplex=1: RealtimeLaneOmni
+// or RealtimeLaneOpenAI.
+func WithRealtimeLane(lane string) Option { return func(c *Config) { c.RealtimeLane = lane } }
+
 // WithMetricsPrefix names the vLLM-Omni families of /metrics: MetricsPrefixOmni
 // or MetricsPrefixLegacy.
 func WithMetricsPrefix(prefix string) Option { return func(c *Config) { c.MetricsPrefix = prefix } }
@@ -148,6 +155,11 @@ func (c *Config) validate() error {
 	case "", MetricsPrefixOmni, MetricsPrefixLegacy:
 	default:
 		return fmt.Errorf("mock: metrics_prefix must be %q or %q, got %q", MetricsPrefixOmni, MetricsPrefixLegacy, c.MetricsPrefix)
+	}
+	switch c.RealtimeLane {
+	case "", RealtimeLaneOmni, RealtimeLaneOpenAI:
+	default:
+		return fmt.Errorf("mock: realtime_lane must be %q or %q, got %q", RealtimeLaneOmni, RealtimeLaneOpenAI, c.RealtimeLane)
 	}
 	for _, f := range c.Faults {
 		if err := f.validate(); err != nil {

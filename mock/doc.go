@@ -19,8 +19,10 @@
 // /v1/images/edits (multipart; stream=true gives ar_delta events, then the
 // image, on AR+DiT profiles); POST /v1/audio/speech (raw stream with
 // stream_format "audio", SSE with "sse" or stream=true, else one body with
-// x-vllm-omni-*-tokens headers); websocket /v1/audio/speech/stream; POST
-// /v1/videos, GET /v1/videos/{id} and GET /v1/videos/{id}/content (see Video
+// x-vllm-omni-*-tokens headers); websocket /v1/audio/speech/stream; websocket
+// /v1/realtime (Config.RealtimeLane: vLLM-Omni's default events or the OpenAI lane)
+// and its duplex lane (?duplex=1, /v1/duplex), a pipeline per turn (docs/mock.md);
+// POST /v1/videos, GET /v1/videos/{id} and GET /v1/videos/{id}/content (see Video
 // jobs). Invalid requests get the status and error body a real server sends.
 //
 // # Profiles and timing
@@ -44,7 +46,7 @@
 //
 //	{"profile": "qwen3-omni", "seed": 7, "speed": 2, "jitter": 0.1,
 //	 "knee_concurrency": 16, "load_slope": 0.05, "openai_audio": false,
-//	 "metrics_prefix": "vllm_omni", "no_metrics": false,
+//	 "metrics_prefix": "vllm_omni", "no_metrics": false, "realtime_lane": "vllm-omni",
 //	 "profiles": [{"name": "qwen3-omni", "stages": [{"name": "thinker", "time_per_unit": "12ms"}]}],
 //	 "faults": ["http503,p=0.01", {"kind": "stall", "p": 0.05, "after": 10, "delay": "3s"}]}
 //

@@ -69,6 +69,8 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /v1/images/edits", s.handleImageEdits)
 	s.mux.HandleFunc("POST /v1/audio/speech", s.handleSpeech)
 	s.mux.HandleFunc("GET /v1/audio/speech/stream", s.handleSpeechStream)
+	s.mux.HandleFunc("GET /v1/realtime", s.handleRealtime)
+	s.mux.HandleFunc("GET /v1/duplex", s.handleRealtime)
 	s.mux.HandleFunc("POST /v1/videos", s.handleVideoCreate)
 	s.mux.HandleFunc("GET /v1/videos/{id}", s.handleVideoGet)
 	s.mux.HandleFunc("GET /v1/videos/{id}/content", s.handleVideoContent)

@@ -46,7 +46,16 @@ type wsSession struct {
 }
 
 func (s *Server) handleSpeechStream(w http.ResponseWriter, r *http.Request) {
-	// Status faults refuse the handshake; the rest act inside the session.
+	s.serveWS(w, r, func(conn *websocket.Conn, fault *Fault) {
+		ss := &wsSession{s: s, conn: conn, r: r, fault: fault, mid: midStream{f: fault}}
+		ss.serve()
+	})
+}
+
+// serveWS draws the request's fault, of which a status refuses the handshake, upgrades
+// and runs serve with the connection, which Close drops, and the fault left to act
+// inside the session.
+func (s *Server) serveWS(w http.ResponseWriter, r *http.Request, serve func(*websocket.Conn, *Fault)) {
 	fault, done := s.requestFault(w, r)
 	if done {
 		return
@@ -64,8 +73,7 @@ func (s *Server) handleSpeechStream(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		_ = conn.Close()
 	}()
-	ss := &wsSession{s: s, conn: conn, r: r, fault: fault, mid: midStream{f: fault}}
-	ss.serve()
+	serve(conn, fault)
 }
 
 func (ss *wsSession) serve() {
@@ -283,9 +291,11 @@ func (ss *wsSession) sendError(msg string) {
 }
 
 // reset drops the TCP connection with an RST, as a crashed server would.
-func (ss *wsSession) reset() {
-	if tc, ok := ss.conn.NetConn().(*net.TCPConn); ok {
+func (ss *wsSession) reset() { resetWS(ss.conn) }
+
+func resetWS(conn *websocket.Conn) {
+	if tc, ok := conn.NetConn().(*net.TCPConn); ok {
 		_ = tc.SetLinger(0)
 	}
-	_ = ss.conn.Close()
+	_ = conn.Close()
 }

@@ -20,26 +20,36 @@ type Result struct {
 	// Pass is the highest load that passed and Fail the lowest that failed; 0 for none.
 	Pass float64 `json:"pass"`
 	Fail float64 `json:"fail"`
-	// Stop says why the sweep ended; ClientSaturated when the client did.
-	Stop            string        `json:"stop"`
-	ClientSaturated bool          `json:"client_saturated"`
-	Elapsed         time.Duration `json:"elapsed_ns"`
-	Dir             string        `json:"dir"`
+	// Stop says why the sweep ended: ClientLimited when the client was its own limit,
+	// Interrupted when a step could not be judged or the sweep was stopped.
+	Stop          string        `json:"stop"`
+	ClientLimited bool          `json:"client_limited"`
+	Interrupted   bool          `json:"interrupted"`
+	Elapsed       time.Duration `json:"elapsed_ns"`
+	Dir           string        `json:"dir"`
 }
 
 // Answer is the sweep's finding in one line.
 func (r *Result) Answer() string {
 	k := r.Knob
 	at := func(v float64) string { return k.Format(v) + " " + k.Unit() }
+	var a string
 	switch {
 	case r.Pass > 0 && r.Fail > 0:
-		return fmt.Sprintf("passes at %s, fails at %s", at(r.Pass), at(r.Fail))
+		a = fmt.Sprintf("passes at %s, fails at %s", at(r.Pass), at(r.Fail))
 	case r.Pass > 0:
-		return fmt.Sprintf("passes at %s; no load tried failed", at(r.Pass))
+		a = fmt.Sprintf("passes at %s; no load tried failed", at(r.Pass))
 	case r.Fail > 0:
-		return fmt.Sprintf("fails at %s, the lowest load tried", at(r.Fail))
+		a = fmt.Sprintf("fails at %s, the lowest load tried", at(r.Fail))
+	case len(r.Steps) > 0:
+		a = "no step passed, none failed that the client did not limit"
+	default:
+		a = "no step finished"
 	}
-	return "no step finished"
+	if r.Interrupted && len(r.Steps) > 0 {
+		a += " (so far: the sweep was stopped)"
+	}
+	return a
 }
 
 // WriteText prints the table, a row per load from the lowest, and the answer.
@@ -47,7 +57,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	sp := r.Spec
 	fmt.Fprintf(w, "\nSweep of %s for scenario %q: %s warm-up + %s measured per step, precision %s\n\n", r.Knob, r.Scenario, sp.Warmup, sp.Duration, percent(sp.Precision))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := []string{"step", "load (" + r.Knob.Unit() + ")", "achieved/s", "requests", "failed", "dropped", "client CPU"}
+	head := []string{"step", "load (" + r.Knob.Unit() + ")", "achieved/s", "requests", "failed", "dropped", "client CPU", "CPU wait"}
 	if len(r.Steps) > 0 {
 		for _, v := range r.Steps[0].Thresholds {
 			head = append(head, v.Threshold)
@@ -67,7 +77,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	})
 	for _, st := range rows {
 		cells := []string{strconv.Itoa(st.N), r.Knob.Format(st.Load), strconv.FormatFloat(st.Throughput, 'f', 2, 64),
-			strconv.FormatInt(st.Requests, 10), strconv.FormatInt(st.Failed, 10), strconv.FormatInt(st.Dropped, 10), cpuCell(st)}
+			strconv.FormatInt(st.Requests, 10), strconv.FormatInt(st.Failed, 10), strconv.FormatInt(st.Dropped, 10), cpuCell(st), waitCell(st)}
 		for _, v := range st.Thresholds {
 			cells = append(cells, v.cell())
 		}
@@ -76,7 +86,11 @@ func (r *Result) WriteText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nAnswer: %s (%d steps in %s)\n", r.Answer(), len(r.Steps), r.Elapsed.Round(time.Second))
+	steps := "steps"
+	if len(r.Steps) == 1 {
+		steps = "step"
+	}
+	fmt.Fprintf(w, "\nAnswer: %s (%d %s in %s)\n", r.Answer(), len(r.Steps), steps, r.Elapsed.Round(time.Second))
 	fmt.Fprintf(w, "Stopped: %s\n", r.Stop)
 	_, err := fmt.Fprintf(w, "Step files: %s (omnik report FILE, omnik compare A B, omnik report --html)\n", r.Dir)
 	return err
@@ -101,6 +115,14 @@ func cpuCell(st Step) string {
 	return c
 }
 
+func waitCell(st Step) string {
+	c := strconv.FormatFloat(float64(st.CPUWait)/float64(time.Millisecond), 'f', 2, 64) + "ms"
+	if st.Starved {
+		c += " STARVED"
+	}
+	return c
+}
+
 func (v Verdict) cell() string {
 	mark := " ✓"
 	if !v.OK {
@@ -116,6 +138,8 @@ func (st Step) verdict() string {
 	switch {
 	case st.Passed:
 		return "pass"
+	case st.NotOffered != "":
+		return "FAIL (not offered: " + st.NotOffered + ")"
 	case st.Ended != "":
 		return "FAIL (" + st.Ended + ")"
 	}
@@ -130,7 +154,7 @@ func (st Step) summary(k Knob) string {
 			crossed = append(crossed, v.Threshold+" ("+v.cell()+")")
 		}
 	}
-	line := fmt.Sprintf("%s at %s %s, achieved %.2f/s, %d requests (%d failed), client CPU %s", st.verdict(), k.Format(st.Load), k.Unit(), st.Throughput, st.Requests, st.Failed, cpuCell(st))
+	line := fmt.Sprintf("%s at %s %s, achieved %.2f/s, %d requests (%d failed), client CPU %s, CPU wait %s", st.verdict(), k.Format(st.Load), k.Unit(), st.Throughput, st.Requests, st.Failed, cpuCell(st), waitCell(st))
 	if len(crossed) > 0 {
 		line += "; crossed: " + strings.Join(crossed, ", ")
 	}

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"time"
 
@@ -32,9 +31,9 @@ type Options struct {
 	// Stdout gets the table; Stderr a line as each step starts and ends.
 	Stdout, Stderr io.Writer
 	Log            *slog.Logger
-	// now and sleep are the clock, for tests of the time cap.
+	// now and sleep are the clock, for tests of the time cap and the cool-down.
 	now   func() time.Time
-	sleep func(context.Context, time.Duration)
+	sleep func(ctx context.Context, stop <-chan struct{}, d time.Duration)
 }
 
 // Sweep is one sweep: Run runs it once, Stop ends it after the current step.
@@ -43,7 +42,8 @@ type Sweep struct {
 
 	mu       sync.Mutex
 	current  *testrun.Test
-	stopping bool
+	stop     chan struct{} // closed by Stop
+	stopOnce sync.Once
 }
 
 // New prepares a sweep.
@@ -61,16 +61,17 @@ func New(o Options) *Sweep {
 		o.now = time.Now
 	}
 	if o.sleep == nil {
-		o.sleep = sleepCtx
+		o.sleep = sleep
 	}
-	return &Sweep{o: o}
+	return &Sweep{o: o, stop: make(chan struct{})}
 }
 
-// Stop stops the running step gracefully and starts no other (the first Ctrl-C).
+// Stop stops the running step gracefully, or the cool-down at once, and starts no
+// other step (the first Ctrl-C).
 func (s *Sweep) Stop() {
+	s.stopOnce.Do(func() { close(s.stop) })
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.stopping = true
 	if s.current != nil {
 		s.current.Stop()
 	}
@@ -89,115 +90,154 @@ func (s *Sweep) Run(ctx context.Context) (engine.ExitCode, error) {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return 0, engine.Invalid(fmt.Errorf("sweep: %w", err))
 	}
-	res := &Result{Knob: plan.spec.Knob, Scenario: plan.target.name, Spec: plan.spec, Dir: o.Dir}
+	res := &Result{Knob: plan.spec.Knob, Scenario: plan.target.name, Spec: plan.spec, Dir: o.Dir, Steps: []Step{}}
 	started := o.now()
-	code := s.steps(ctx, plan, res, started)
+	code, err := s.steps(ctx, plan, res, started)
 	res.Elapsed = o.now().Sub(started)
-	if err := res.WriteText(o.Stdout); err != nil {
+	if werr := res.WriteText(o.Stdout); werr != nil && err == nil {
+		err = werr
+	}
+	if werr := testrun.WriteFile(filepath.Join(o.Dir, "sweep.json"), res.WriteJSON); werr != nil {
+		o.Log.Error("sweep.json: " + werr.Error())
+	}
+	switch {
+	case err != nil:
 		return 0, err
-	}
-	if err := testrun.WriteFile(filepath.Join(o.Dir, "sweep.json"), res.WriteJSON); err != nil {
-		o.Log.Error("sweep.json: " + err.Error())
-	}
-	if code != engine.ExitOK {
+	case code != engine.ExitOK:
 		return code, nil
-	}
-	if res.Pass == 0 {
+	case res.Pass == 0:
 		return engine.ExitThresholdsFailed, nil
 	}
 	return engine.ExitOK, nil
 }
 
-// steps runs the search's steps until it is over, the time is up or a step cannot be
-// judged; the code is a step's that ended the sweep, else ExitOK.
-func (s *Sweep) steps(ctx context.Context, p *plan, res *Result, started time.Time) engine.ExitCode {
+// steps runs the search's steps until it is over, the time is up, the client is its
+// own limit or a step cannot be judged; the code is a step's that ended the sweep,
+// else ExitOK.
+func (s *Sweep) steps(ctx context.Context, p *plan, res *Result, started time.Time) (engine.ExitCode, error) {
 	o := &s.o
 	sr := newSearch(p.spec.Knob, p.spec.Min, p.spec.Max, p.spec.Factor, p.spec.Precision)
-	stepTime := p.spec.Warmup + p.spec.Duration
+	stepTime := p.target.startTime + p.spec.Warmup + p.spec.Duration
 	for n := 1; ; n++ {
 		load, more := sr.next()
 		if !more {
 			res.Stop = sr.verdict()
-			break
+			return engine.ExitOK, nil
 		}
-		if used := o.now().Sub(started); used+stepTime > p.spec.MaxTime {
-			res.Stop = fmt.Sprintf("time cap: %s used of --max-time %s, and a step takes %s", used.Round(time.Second), p.spec.MaxTime, stepTime)
-			break
+		pause := time.Duration(0)
+		if n > 1 && o.NewMock == nil {
+			pause = p.spec.Cooldown
 		}
-		if s.stopped() {
-			res.Stop = "stopped"
-			return engine.ExitInterrupted
+		if used := o.now().Sub(started); used+pause+stepTime > p.spec.MaxTime {
+			res.Stop = fmt.Sprintf("time cap: %s used of --max-time %s, and a step takes %s", used.Round(time.Second), p.spec.MaxTime, (pause + stepTime).Round(time.Second))
+			return engine.ExitOK, nil
 		}
-		if n > 1 && o.NewMock == nil && p.spec.Cooldown > 0 {
-			o.sleep(ctx, p.spec.Cooldown)
+		if pause > 0 {
+			o.sleep(ctx, s.stop, pause)
+		}
+		if s.stopped() || ctx.Err() != nil {
+			res.Stop, res.Interrupted = fmt.Sprintf("stopped before step %d", n), true
+			return engine.ExitInterrupted, nil
 		}
 		fmt.Fprintf(o.Stderr, "sweep: step %d: %s %s for %s + %s\n", n, p.spec.Knob.Format(load), p.spec.Knob.Unit(), p.spec.Warmup, p.spec.Duration)
 		st, err := s.step(ctx, p, n, load)
 		if err != nil {
 			res.Stop = fmt.Sprintf("step %d did not run: %v", n, err)
-			return engine.ExitCodeOf(err)
+			return 0, err
 		}
-		res.Steps = append(res.Steps, st)
-		fmt.Fprintf(o.Stderr, "sweep: step %d: %s\n", n, st.summary(p.spec.Knob))
 		switch st.Exit {
 		case engine.ExitOK, engine.ExitThresholdsFailed, engine.ExitFailed:
 		default: // not a verdict on the load: an exception, an abort, a stop
-			res.Stop = fmt.Sprintf("step %d ended with exit code %d", n, st.Exit)
-			return st.Exit
+			res.Stop, res.Interrupted = fmt.Sprintf("step %d ended with exit code %d, unjudged (its file: %s)", n, st.Exit, st.File), true
+			return st.Exit, nil
+		}
+		res.Steps = append(res.Steps, st)
+		fmt.Fprintf(o.Stderr, "sweep: step %d: %s\n", n, st.summary(p.spec.Knob))
+		if limit := st.clientLimit(); limit != "" {
+			// A failure here may be the client's, so it bounds nothing; a pass stands.
+			if st.Passed {
+				sr.record(load, true)
+			}
+			res.Pass, res.Fail = sr.pass, sr.fail
+			res.ClientLimited = true
+			res.Stop = fmt.Sprintf("at %s %s %s: past it the client, not the server, is measured; run the load from more machines (docs/distributed.md)", p.spec.Knob.Format(load), p.spec.Knob.Unit(), limit)
+			return engine.ExitOK, nil
 		}
 		sr.record(load, st.Passed)
 		res.Pass, res.Fail = sr.pass, sr.fail
-		if st.Saturated {
-			res.Stop = fmt.Sprintf("the client saturated at %s %s (%.0f%% of its %d cores busy): past it the client, not the server, is measured; run the load from more machines (docs/distributed.md)",
-				p.spec.Knob.Format(load), p.spec.Knob.Unit(), 100*st.CPU, runtime.GOMAXPROCS(0))
-			res.ClientSaturated = true
-			break
-		}
 	}
-	return engine.ExitOK
 }
 
 // step runs one load.
 func (s *Sweep) step(ctx context.Context, p *plan, n int, load float64) (Step, error) {
-	o := &s.o
-	ro := o.Run
-	raw, err := p.target.stepOptions(p.script, p.spec.Knob, load, p.spec.Warmup+p.spec.Duration)
-	if err != nil {
-		return Step{}, engine.Invalid(err)
-	}
-	file := filepath.Join(o.Dir, fmt.Sprintf("step-%02d-%s-%s.ndjson.gz", n, p.spec.Knob, p.spec.Knob.Format(load)))
-	ro.Script = testrun.Script{Path: p.path, Options: raw, JS: o.Run.Script.JS}
-	ro.Warmup, ro.Outs, ro.SummaryExport, ro.NoSummary, ro.Quiet, ro.NoVerdictLine = p.spec.Warmup, []string{"json=" + file}, "", true, true, true
-	ro.Stderr, ro.Log = io.Discard, o.Log.With("step", n)
-	if o.NewMock != nil {
-		if ro.Omni.Mock, err = o.NewMock(); err != nil {
-			return Step{}, engine.Invalid(err)
-		}
-	}
-	t, err := testrun.Load(ro)
+	file := filepath.Join(s.o.Dir, fmt.Sprintf("step-%02d-%s-%s.ndjson.gz", n, p.spec.Knob, p.spec.Knob.Format(load)))
+	t, err := s.load(p, load, file)
 	if err != nil {
 		return Step{}, err
 	}
 	defer t.Close()
 	s.mu.Lock()
 	s.current = t
-	if s.stopping {
+	if s.stopped() {
 		t.Stop()
 	}
 	s.mu.Unlock()
-	if _, err := t.Run(ctx); err != nil {
-		return Step{}, err
-	}
+	_, err = t.Run(ctx)
 	s.mu.Lock()
 	s.current = nil
 	s.mu.Unlock()
-	return newStep(n, load, file, t.Outcome()), nil
+	if err != nil {
+		return Step{}, err
+	}
+	return newStep(n, load, file, p, t.Outcome()), nil
+}
+
+// load loads the script for one step at load, writing its results to file ("" for none),
+// and checks that the step's options hold that load.
+func (s *Sweep) load(p *plan, load float64, file string) (*testrun.Test, error) {
+	o := &s.o
+	ro := o.Run
+	d := p.spec.Warmup + p.spec.Duration
+	raw, err := p.target.stepOptions(p.script, p.spec.Knob, load, d)
+	if err != nil {
+		return nil, engine.Invalid(err)
+	}
+	ro.Script = testrun.Script{Path: p.path, Options: raw, JS: o.Run.Script.JS}
+	// The warm-up counts from the swept scenario's own start.
+	ro.Warmup = p.target.startTime + p.spec.Warmup
+	ro.Outs, ro.SummaryExport, ro.NoSummary, ro.Quiet, ro.NoVerdictLine = nil, "", true, true, true
+	if file != "" {
+		ro.Outs = []string{"json=" + file}
+	}
+	// A step's own lines (the simulator's address) would repeat at every step; --http-debug
+	// is what the user asked to see.
+	if ro.HTTPDebug == "" {
+		ro.Stderr = io.Discard
+	}
+	ro.Log = o.Log.With("load", p.spec.Knob.Format(load))
+	if o.NewMock != nil {
+		if ro.Omni.Mock, err = o.NewMock(); err != nil {
+			return nil, engine.Invalid(err)
+		}
+	}
+	t, err := testrun.Load(ro)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.target.checkStep(t.Options(), p.spec.Knob, load, d); err != nil {
+		t.Close()
+		return nil, engine.Invalid(err)
+	}
+	return t, nil
 }
 
 func (s *Sweep) stopped() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.stopping
+	select {
+	case <-s.stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // plan is what every step shares: the spec, the swept scenario and the script's options.
@@ -209,12 +249,16 @@ type plan struct {
 }
 
 // prepare loads the script once to read its options.sweep, find the swept scenario and
-// check that there are thresholds to judge the steps by.
+// check that there are thresholds to judge the steps by, then the first step's options,
+// so what a step would refuse is refused before anything runs.
 func (s *Sweep) prepare() (*plan, error) {
 	o := &s.o
 	ro := o.Run
 	if ro.Script.Path == "" {
 		return nil, errors.New("sweep: no script")
+	}
+	if err := checkDir(o.Dir); err != nil {
+		return nil, err
 	}
 	if o.NewMock != nil {
 		var err error
@@ -246,14 +290,31 @@ func (s *Sweep) prepare() (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &plan{spec: spec, target: tg, path: ro.Script.Path, script: script}, nil
+	p := &plan{spec: spec, target: tg, path: ro.Script.Path, script: script}
+	first, err := s.load(p, newSearch(spec.Knob, spec.Min, spec.Max, spec.Factor, spec.Precision).first(), "")
+	if err != nil {
+		return nil, err
+	}
+	first.Close()
+	return p, nil
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) {
+// checkDir refuses a directory that holds another sweep's steps: their files would mix.
+func checkDir(dir string) error {
+	old, _ := filepath.Glob(filepath.Join(dir, "step-*.ndjson.gz"))
+	if len(old) > 0 {
+		return fmt.Errorf("sweep: %s holds another sweep's steps (%s, …): choose another --out-dir, or empty it", dir, filepath.Base(old[0]))
+	}
+	return nil
+}
+
+// sleep waits d, or less when ctx ends or stop is closed.
+func sleep(ctx context.Context, stop <-chan struct{}, d time.Duration) {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
+	case <-stop:
 	case <-ctx.Done():
 	}
 }

@@ -28,12 +28,15 @@ func (k Knob) Unit() string {
 	return "req/s"
 }
 
-// Format writes a load of the knob: VUs whole, rates to 3 significant digits.
-func (k Knob) Format(load float64) string {
-	if k == VUs {
-		return strconv.FormatFloat(load, 'f', 0, 64)
-	}
-	return strconv.FormatFloat(load, 'g', 3, 64)
+// Format writes a load of the knob as it is, in plain digits (the search rounds rates
+// to 3 significant ones).
+func (k Knob) Format(load float64) string { return strconv.FormatFloat(load, 'f', -1, 64) }
+
+// roundRate is a rate to 3 significant digits: the table's precision, far finer than
+// any step's noise.
+func roundRate(load float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(load, 'g', 3, 64), 64)
+	return v
 }
 
 // search chooses the loads: up from Min by Factor until a step fails (or Max passes),
@@ -57,8 +60,7 @@ func newSearch(knob Knob, min, max, factor, precision float64) *search {
 func (s *search) next() (float64, bool) {
 	switch {
 	case s.last == 0:
-		// A minimum of more digits than the table's stays as given, not rounded below.
-		return max(s.round(s.min), s.min), true
+		return s.first(), true
 	case s.fail == 0: // still going up
 		if s.pass >= s.max {
 			return 0, false
@@ -99,27 +101,26 @@ func (s *search) converged() bool {
 	return s.fail/s.pass <= 1+s.precision || (s.knob == VUs && s.fail-s.pass <= 1)
 }
 
-// above is load rounded, but past the last load tried: a small factor on a rounded
-// load could round back to it.
+// first is the first load: the minimum, rounded but never out of the range (a minimum
+// of more digits than 3 stays as given).
+func (s *search) first() float64 { return min(max(s.round(s.min), s.min), s.max) }
+
+// above is load rounded, but past the last load tried: a factor of 1.1 on 1 VU rounds
+// back to 1. (A rate of 3 digits times 1.1 always rounds past itself.)
 func (s *search) above(load float64) float64 {
 	v := s.round(load)
-	if v > s.last {
-		return v
-	}
-	if s.knob == VUs {
+	if s.knob == VUs && v <= s.last {
 		return s.last + 1
 	}
-	return s.last + math.Pow(10, math.Floor(math.Log10(s.last))-2) // the next of 3 digits
+	return v
 }
 
-// round makes a load one the knob takes and the table prints as it is: whole VUs, rates
-// of 3 significant digits.
+// round makes a load one the knob takes: whole VUs, rates of 3 significant digits.
 func (s *search) round(load float64) float64 {
-	v, _ := strconv.ParseFloat(s.knob.Format(load), 64)
 	if s.knob == VUs {
-		return max(v, 1)
+		return max(math.Round(load), 1)
 	}
-	return v
+	return roundRate(load)
 }
 
 // verdict says why the search is over.
@@ -129,6 +130,8 @@ func (s *search) verdict() string {
 		return "the lowest load fails"
 	case s.fail == 0:
 		return "the range's top passes: the answer is at least that"
+	case s.knob == VUs && s.fail-s.pass <= 1:
+		return "the answer is two neighbouring VU counts"
 	case s.converged():
 		return fmt.Sprintf("the answer is within %s", percent(s.precision))
 	}

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -9,28 +10,51 @@ import (
 	"github.com/omnik-dev/omnik/testrun"
 )
 
-// SaturatedShare is the share of its cores past which the client, not the server, is
-// the bottleneck: a client busy 80 % of the time delays its own reads and arrivals, so
-// what it measures is partly itself (k6's advice to keep 20 % idle, made a rule).
-const SaturatedShare = 0.8
+// The client's own limits. Past them a step's failure says as much about the client as
+// about the server, so the sweep stops there.
+const (
+	// SaturatedShare is the share of its cores past which the client is busy enough to
+	// delay its own reads and arrivals: k6's advice to keep 20 % idle, made a rule.
+	SaturatedShare = 0.8
+	// StarvedWait is the mean wait for a CPU, each time the client had work, past which
+	// other processes (or its own load) starve it: unloaded, that wait is tens of µs.
+	StarvedWait = 10 * time.Millisecond
+)
+
+// What a step must offer for its verdict to be the load's. Past them the load asked for
+// was not the load sent, so the step fails however its thresholds went.
+const (
+	// maxDroppedShare of the planned arrivals may find no VU free.
+	maxDroppedShare = 0.01
+	// maxScheduleLag is the p99 of how late arrivals may start (all VUs busy, queued).
+	maxScheduleLag = 100 * time.Millisecond
+)
 
 // Step is one load the sweep ran and what it found.
 type Step struct {
 	N    int     `json:"step"`
 	Load float64 `json:"load"`
-	// Passed: every threshold passed and the run ended as planned.
+	// Passed: every threshold passed, the load was offered, and the run ended as planned.
 	Passed     bool      `json:"passed"`
 	Thresholds []Verdict `json:"thresholds"`
-	// Requests and Failed are the measured window's; Throughput is their rate, what the
-	// server achieved (which, past the knee, is less than the load offered).
+	// Requests and Failed are the swept scenario's in the measured window; Throughput is
+	// their rate, what the server achieved (which, past the knee, is less than the load
+	// offered, and a little less below it: the window runs to the last response).
 	Requests   int64   `json:"requests"`
 	Failed     int64   `json:"failed"`
 	Throughput float64 `json:"achieved_per_s"`
-	Dropped    int64   `json:"dropped_iterations"`
-	// CPU is the share of its cores the client kept busy; Saturated when past
-	// SaturatedShare.
-	CPU       float64 `json:"client_cpu"`
-	Saturated bool    `json:"client_saturated"`
+	// Dropped are the window's arrivals no VU was free to start; ScheduleLagP99 how late
+	// the others started. NotOffered says why the load asked for was not the load sent.
+	Dropped        int64         `json:"dropped_iterations"`
+	ScheduleLagP99 time.Duration `json:"schedule_lag_p99_ns"`
+	NotOffered     string        `json:"not_offered,omitempty"`
+	// CPU is the share of its cores the client kept busy, CPUWait its mean wait for a
+	// CPU; Saturated and Starved when past SaturatedShare and StarvedWait.
+	CPU       float64       `json:"client_cpu"`
+	CPUWait   time.Duration `json:"client_cpu_wait_ns"`
+	Cores     int           `json:"client_cores"`
+	Saturated bool          `json:"client_saturated"`
+	Starved   bool          `json:"client_starved"`
 	// Exit is the step's own exit code; Ended says why a step ended early.
 	Exit     engine.ExitCode `json:"exit_code"`
 	Ended    string          `json:"ended,omitempty"`
@@ -47,13 +71,33 @@ type Verdict struct {
 	Observed  float64 `json:"observed"`
 }
 
-func newStep(n int, load float64, file string, o *testrun.Outcome) Step {
-	s := Step{N: n, Load: load, File: file, Requests: o.Requests, Failed: o.Failed, Throughput: o.Throughput(),
-		Dropped: o.Dropped, CPU: o.CPUShare(), Exit: o.Exit, Ended: o.AbortReason, Measured: o.Duration}
-	s.Saturated = s.CPU >= SaturatedShare
+// newStep judges a step's outcome: the swept scenario's requests, and the load it was
+// asked to hold over the measured window planned.
+func newStep(n int, load float64, file string, p *plan, o *testrun.Outcome) Step {
+	c := o.ByScenario[p.target.name]
+	s := Step{N: n, Load: load, File: file, Requests: c.OK, Failed: c.Failed, Dropped: o.Dropped, ScheduleLagP99: o.ScheduleLagP99,
+		CPU: o.CPUShare(), CPUWait: o.CPUWait, Cores: o.Cores, Exit: o.Exit, Ended: o.AbortReason, Measured: o.Duration}
+	if o.Duration > 0 {
+		s.Throughput = float64(c.OK+c.Failed) / o.Duration.Seconds()
+	}
+	s.Saturated, s.Starved = s.CPU >= SaturatedShare, s.CPUWait >= StarvedWait
+	if p.spec.Knob == Rate {
+		s.NotOffered = notOffered(load*p.spec.Duration.Seconds(), s.Dropped, s.ScheduleLagP99)
+	}
 	s.Thresholds = verdicts(o.Thresholds)
-	s.Passed = o.Exit == engine.ExitOK
+	s.Passed = o.Exit == engine.ExitOK && s.NotOffered == ""
 	return s
+}
+
+// notOffered says why a rate was not sent as asked, "" when it was.
+func notOffered(planned float64, dropped int64, lag time.Duration) string {
+	switch {
+	case float64(dropped) > maxDroppedShare*planned:
+		return fmt.Sprintf("%d of %.0f arrivals dropped: no VU was free (raise maxVUs if the client, not the server, should absorb them)", dropped, planned)
+	case lag > maxScheduleLag:
+		return fmt.Sprintf("arrivals started late, schedule_lag p99 %s: every VU was busy (raise maxVUs if the client, not the server, should absorb them)", lag.Round(time.Millisecond))
+	}
+	return ""
 }
 
 func verdicts(rs []metrics.ThresholdResult) []Verdict {
@@ -65,4 +109,15 @@ func verdicts(rs []metrics.ThresholdResult) []Verdict {
 		}
 	}
 	return out
+}
+
+// clientLimit says how the client was its own limit at this step, "" when it was not.
+func (st Step) clientLimit() string {
+	switch {
+	case st.Saturated:
+		return fmt.Sprintf("the client saturated (%.0f%% of its %d cores busy)", 100*st.CPU, st.Cores)
+	case st.Starved:
+		return fmt.Sprintf("the client was starved of CPU (it waited %s on average for a core each time it had work)", st.CPUWait.Round(10*time.Microsecond))
+	}
+	return ""
 }

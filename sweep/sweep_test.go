@@ -14,7 +14,6 @@ import (
 
 	"github.com/omnik-dev/omnik/engine"
 	"github.com/omnik-dev/omnik/mock"
-	"github.com/omnik-dev/omnik/modules/omni/record"
 	"github.com/omnik-dev/omnik/testrun"
 )
 
@@ -46,6 +45,12 @@ func writeScript(t *testing.T, src string) (dir, path string) {
 // sweepOf runs a sweep of src against fresh simulators made with opts.
 func sweepOf(t *testing.T, src string, edit func(*Options), opts ...mock.Option) (engine.ExitCode, *Result, string) {
 	t.Helper()
+	return sweepWith(t, src, edit, nil, opts...)
+}
+
+// sweepWith is sweepOf with before, which sees the sweep before it runs.
+func sweepWith(t *testing.T, src string, edit func(*Options), before func(*Sweep), opts ...mock.Option) (engine.ExitCode, *Result, string) {
+	t.Helper()
 	dir, path := writeScript(t, src)
 	var stdout, stderr bytes.Buffer
 	o := Options{Run: testrun.Options{Script: testrun.Script{Path: path}}, Dir: filepath.Join(dir, "out"), Stdout: &stdout, Stderr: &stderr,
@@ -53,7 +58,11 @@ func sweepOf(t *testing.T, src string, edit func(*Options), opts ...mock.Option)
 	if edit != nil {
 		edit(&o)
 	}
-	code, err := New(o).Run(context.Background())
+	sw := New(o)
+	if before != nil {
+		before(sw)
+	}
+	code, err := sw.Run(context.Background())
 	if err != nil {
 		t.Fatalf("sweep: %v\n%s", err, stderr.String())
 	}
@@ -68,43 +77,42 @@ func sweepOf(t *testing.T, src string, edit func(*Options), opts ...mock.Option)
 	return code, &res, stdout.String() + stderr.String()
 }
 
-// e2els are the end-to-end latencies of a step file's requests.
-func e2els(t *testing.T, path string) []time.Duration {
-	t.Helper()
-	var out []time.Duration
-	if _, err := testrun.Summarize(path, nil, record.SubscriberFunc(func(r *record.Record) { out = append(out, record.E2EL(r)) })); err != nil {
-		t.Fatal(err)
-	}
-	return out
+// vusKneeScript is a closed loop of chat requests, gated on the server's queue.
+const vusKneeScript = `import omni from 'omni';
+export const options = {
+  scenarios: { chat: { executor: 'constant-vus', vus: 1, duration: '10s' } },
+  thresholds: { 'server:vllm:num_requests_waiting': ['max < 1'] },
+  sweep: { vus: [1, 64], warmup: '300ms', duration: '1s' },
+  omni: { serverMetrics: { interval: '100ms' } },
+};
+export default async function () {
+  await omni.chat({ messages: [{ role: 'user', content: 'ping' }], modalities: ['text'], max_tokens: 16 });
 }
+`
 
-// Against a simulator whose queue starts past 2 requests in flight, the sweep finds the
-// rate where requests of S seconds start to overlap more than twice: 2/S, at constant
-// arrivals. S is the requests' own latency at the lowest load, read from that step's
-// file. Below 0.85·2/S a spurious queue needs a delay of 15 % of S (23 ms) in an
-// unloaded server, and from 2/S on the queue grows for good, so the bracket lies within
-// 15 % of the knee on a busy machine too, and as tight as asked.
+// Against a simulator that queues what is in flight past 4 requests, a sweep of a closed
+// loop's VUs finds the knee exactly: n VUs keep n requests in flight (but for the
+// microseconds between a VU's iterations), so 4 never queue and 5 always do, however
+// slow a busy machine makes each request. The search climbs 1, 2, 4, 8 and bisects to
+// the neighbours 4 and 5.
 func TestSweepFindsTheSimulatorsKnee(t *testing.T) {
 	t.Parallel()
-	const knee = 2
-	code, res, out := sweepOf(t, kneeScript, nil, mock.WithLoadCurve(knee, 2))
-	if code != 0 || res.Pass == 0 || res.Fail == 0 {
-		t.Fatalf("exit %d, bracket [%v, %v]: want a pass and a fail\n%s", code, res.Pass, res.Fail, out)
+	const knee = 4
+	code, res, out := sweepOf(t, vusKneeScript, nil, mock.WithLoadCurve(knee, 0))
+	if res.ClientLimited {
+		if !strings.Contains(res.Stop, "the client") {
+			t.Errorf("stopped for the client, saying %q", res.Stop)
+		}
+		t.Skipf("the client was its own limit on this machine, so the knee cannot be measured: %s", res.Stop)
 	}
-	lowest := slices.MinFunc(res.Steps, func(a, b Step) int { return int(a.Load - b.Load) })
-	lat := e2els(t, lowest.File)
-	slices.Sort(lat)
-	if len(lat) == 0 {
-		t.Fatalf("the lowest step has no requests")
+	if code != 0 || res.Pass != knee || res.Fail != knee+1 {
+		t.Fatalf("exit %d, passes at %v, fails at %v VUs: want the knee, %d and %d\n%s", code, res.Pass, res.Fail, knee, knee+1, out)
 	}
-	s := lat[len(lat)/2].Seconds()
-	want := knee / s
-	if res.Pass < 0.85*want || res.Fail > 1.15*want || res.Fail/res.Pass > 1+DefaultPrecision {
-		t.Errorf("passes at %v, fails at %v req/s: want a bracket within 5%% around the knee %.2f req/s (2 / %.3f s)\n%s", res.Pass, res.Fail, want, s, out)
-	}
+	var loads []float64
 	for _, st := range res.Steps {
-		if st.Passed != (st.Load <= res.Pass) {
-			t.Errorf("step %d at %v: passed %v, yet the answer is %v", st.N, st.Load, st.Passed, res.Pass)
+		loads = append(loads, st.Load)
+		if st.Passed != (st.Load <= knee) {
+			t.Errorf("step %d at %v VUs: passed %v", st.N, st.Load, st.Passed)
 		}
 		if st.Measured <= 0 || st.Requests == 0 {
 			t.Errorf("step %d measured %v with %d requests", st.N, st.Measured, st.Requests)
@@ -113,7 +121,10 @@ func TestSweepFindsTheSimulatorsKnee(t *testing.T) {
 			t.Errorf("step %d's file: %v", st.N, err)
 		}
 	}
-	if !strings.Contains(out, "Answer: passes at ") || !strings.Contains(out, "Stopped: the answer is within 5%") {
+	if want := []float64{1, 2, 4, 8, 6, 5}; !slices.Equal(loads, want) {
+		t.Errorf("loads tried %v, want %v", loads, want)
+	}
+	if !strings.Contains(out, "Answer: passes at 4 VUs, fails at 5 VUs (6 steps in") || !strings.Contains(out, "Stopped: the answer is two neighbouring VU counts") {
 		t.Errorf("the table lacks its answer:\n%s", out)
 	}
 	// A step's file re-reports with that step's verdict.
@@ -172,6 +183,62 @@ func TestSweepStopped(t *testing.T) {
 	}
 }
 
+// Stop during a step stops that step, which judges nothing: it is not in the table.
+func TestSweepStoppedDuringAStep(t *testing.T) {
+	t.Parallel()
+	code, res, out := sweepWith(t, kneeScript, func(o *Options) {
+		o.Flags = func(sp *Spec) { sp.Warmup, sp.Duration, sp.MaxTime = 0, time.Hour, 2*time.Hour }
+	}, func(sw *Sweep) {
+		go func() {
+			for {
+				sw.mu.Lock()
+				running := sw.current != nil
+				sw.mu.Unlock()
+				if running {
+					sw.Stop()
+					return
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		}()
+	}, mock.WithLoadCurve(64, 0))
+	if code != engine.ExitInterrupted || len(res.Steps) != 0 || !res.Interrupted || !strings.Contains(res.Stop, "unjudged") {
+		t.Errorf("exit %d, %d steps, stop %q: want 105, the stopped step left out\n%s", code, len(res.Steps), res.Stop, out)
+	}
+}
+
+// Stop during the cool-down between steps ends it at once, and no other step runs.
+func TestSweepStoppedDuringTheCooldown(t *testing.T) {
+	t.Parallel()
+	sim, err := mock.New(mock.WithLoadCurve(64, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, err := sim.StartLoopback()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.Close()
+	code, res, out := sweepWith(t, kneeScript, func(o *Options) {
+		o.NewMock, o.Run.Omni.BaseURL = nil, url
+		o.Flags = func(sp *Spec) {
+			sp.Warmup, sp.Duration, sp.Cooldown, sp.MaxTime = 0, 300*time.Millisecond, time.Hour, 2*time.Hour
+		}
+	}, func(sw *Sweep) {
+		// Ctrl-C as the cool-down begins: the hour's wait must end with it.
+		sw.o.sleep = func(ctx context.Context, stop <-chan struct{}, d time.Duration) {
+			sw.Stop()
+			sleep(ctx, stop, d)
+		}
+	})
+	if code != engine.ExitInterrupted || len(res.Steps) != 1 || !strings.HasPrefix(res.Stop, "stopped before step 2") {
+		t.Errorf("exit %d, %d steps, stop %q: want 105 after the one step before the cool-down\n%s", code, len(res.Steps), res.Stop, out)
+	}
+	if !strings.Contains(out, "(so far: the sweep was stopped)") {
+		t.Errorf("the answer does not say the sweep was stopped:\n%s", out)
+	}
+}
+
 // What cannot be swept is refused before any step, exit 104, with a message that says
 // what to change.
 func TestSweepRefuses(t *testing.T) {
@@ -207,7 +274,10 @@ export default async function () { await omni.chat({ messages: [{ role: 'user', 
 	}
 }
 
+func dur(d time.Duration) *engine.Duration { v := engine.Duration(d); return &v }
+
 func TestStepOptions(t *testing.T) {
+	bg := map[string]*engine.ScenarioConfig{"bg": {Executor: "constant-vus", Duration: dur(time.Hour)}}
 	for _, c := range []struct {
 		name, script string
 		tg           target
@@ -215,20 +285,19 @@ func TestStepOptions(t *testing.T) {
 		load         float64
 		want         string
 	}{
-		{"rate", `{"scenarios":{"chat":{"executor":"constant-arrival-rate","rate":1,"timeUnit":"1m","duration":"1h","preAllocatedVUs":8},"bg":{"executor":"constant-vus","vus":1,"duration":"1h"}},"thresholds":{"e2el":["p(99)<1"]}}`,
-			target{name: "chat"}, Rate, 6.5,
-			// The other scenario and the rest are kept as written (JSON's escaping aside).
-			`{"scenarios":{"bg":{"executor":"constant-vus","vus":1,"duration":"1h"},"chat":{"duration":"12s","executor":"constant-arrival-rate","preAllocatedVUs":8,"rate":6.5,"timeUnit":"1s"}},"thresholds":{"e2el":["p(99)\u003c1"]}}`},
+		{"rate, a background capped to the step", `{"scenarios":{"chat":{"executor":"constant-arrival-rate","rate":1,"timeUnit":"1m","duration":"1h","preAllocatedVUs":8},"bg":{"executor":"constant-vus","vus":1,"duration":"1h"}},"thresholds":{"e2el":["p(99)<1"]}}`,
+			target{name: "chat", others: bg}, Rate, 6.5,
+			// The rest is kept as written (JSON's escaping aside).
+			`{"scenarios":{"bg":{"duration":"12s","executor":"constant-vus","vus":1},"chat":{"duration":"12s","executor":"constant-arrival-rate","preAllocatedVUs":8,"rate":6.5,"timeUnit":"1s"}},"thresholds":{"e2el":["p(99)\u003c1"]}}`},
+		{"a background that starts later ends with the step", `{"scenarios":{"c":{"executor":"constant-vus","vus":1,"duration":"1h","startTime":"2s"},"it":{"executor":"shared-iterations","vus":1,"iterations":9,"startTime":"5s"}}}`,
+			target{name: "c", startTime: 2 * time.Second, others: map[string]*engine.ScenarioConfig{"it": {Executor: "shared-iterations", StartTime: dur(5 * time.Second)}}}, VUs, 2,
+			`{"scenarios":{"c":{"duration":"12s","executor":"constant-vus","startTime":"2s","vus":2},"it":{"executor":"shared-iterations","iterations":9,"maxDuration":"9s","startTime":"5s","vus":1}}}`},
 		{"poisson loses its iterations", `{"scenarios":{"p":{"executor":"poisson-arrival-rate","rate":1,"iterations":100,"maxDuration":"1h"}}}`,
 			target{name: "p"}, Rate, 2,
 			`{"scenarios":{"p":{"duration":"12s","executor":"poisson-arrival-rate","rate":2,"timeUnit":"1s"}}}`},
-		{"vus", `{"scenarios":{"c":{"executor":"constant-vus","vus":1,"duration":"1h"}}}`,
-			target{name: "c"}, VUs, 12,
-			`{"scenarios":{"c":{"duration":"12s","executor":"constant-vus","vus":12}}}`},
-		{"shortcut", `{"vus":1,"iterations":5,"sweep":{"vus":[1,8]}}`,
+		{"shortcut", `{"vus":1,"duration":"1h","sweep":{"vus":[1,8]}}`,
 			target{name: "default", shortcut: true}, VUs, 3,
 			`{"duration":"12s","sweep":{"vus":[1,8]},"vus":3}`},
-		{"no options", ``, target{name: "default", shortcut: true}, VUs, 3, `{"duration":"12s","vus":3}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := c.tg.stepOptions(json.RawMessage(c.script), c.knob, c.load, 12*time.Second)
@@ -236,6 +305,29 @@ func TestStepOptions(t *testing.T) {
 				t.Errorf("got %s (%v)\nwant %s", got, err, c.want)
 			}
 		})
+	}
+}
+
+// Other scenarios a step cannot end with the swept one are refused before anything runs.
+func TestOtherScenariosMustFitAStep(t *testing.T) {
+	stages := []engine.Stage{{Duration: engine.Duration(20 * time.Second), Target: 4}}
+	for _, c := range []struct {
+		name  string
+		other *engine.ScenarioConfig
+		want  string
+	}{
+		{"starts after", &engine.ScenarioConfig{Executor: "constant-vus", StartTime: dur(time.Minute)}, "would run alone"},
+		{"stages too long", &engine.ScenarioConfig{Executor: "ramping-vus", Stages: stages}, "stages last 20s"},
+		{"a trace", &engine.ScenarioConfig{Executor: "trace-replay"}, "replays a trace"},
+	} {
+		tg := target{name: "a", others: map[string]*engine.ScenarioConfig{"b": c.other}}
+		if err := tg.checkOthers(12 * time.Second); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	ok := target{name: "a", others: map[string]*engine.ScenarioConfig{"b": {Executor: "ramping-vus", Stages: stages[:0]}}}
+	if err := ok.checkOthers(12 * time.Second); err != nil {
+		t.Errorf("stages that fit: %v", err)
 	}
 }
 
@@ -266,6 +358,7 @@ func FuzzSpec(f *testing.F) {
 	f.Add("1:64", []byte(`{"rate":[1,64],"precision":0.05}`))
 	f.Add("0:1e400", []byte(`{"vus":[1,1e9],"warmup":"-1s"}`))
 	f.Add("NaN:inf", []byte(`{"rate":[0,0],"factor":1}`))
+	f.Add("1.239:1.239", []byte(`{"rate":[1,2]}`))
 	f.Fuzz(func(t *testing.T, rng string, raw []byte) {
 		spec, err := ParseScriptSpec(raw)
 		if err != nil {
@@ -289,4 +382,87 @@ func FuzzSpec(f *testing.F) {
 			s.record(load, load < math.Sqrt(spec.Min*spec.Max))
 		}
 	})
+}
+
+// An OMNIK_ variable sits above the script's options, where a step sets its load: the
+// sweep refuses to run loads it would not send.
+func TestSweepRefusesALoadAnotherLayerReplaces(t *testing.T) {
+	t.Setenv("OMNIK_VUS", "3")
+	t.Setenv("OMNIK_DURATION", "1s")
+	shortcut := `export const options = { vus: 1, duration: '5s', thresholds: { iterations: ['count > 0'] }, sweep: { vus: [1, 4] } };
+export default function () {}
+`
+	// Scenarios the variables replace, and a shortcut whose load they set.
+	for _, src := range []string{vusKneeScript, shortcut} {
+		dir, path := writeScript(t, src)
+		_, err := New(Options{Run: testrun.Options{Script: testrun.Script{Path: path}}, Dir: filepath.Join(dir, "out"),
+			NewMock: func() (*mock.Server, error) { return mock.New() }}).Run(context.Background())
+		if err == nil || engine.ExitCodeOf(err) != engine.ExitInvalidConfig || !strings.Contains(err.Error(), "unset OMNIK_VUS") {
+			t.Errorf("err %v: want exit 104 naming the variable", err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
+			t.Error("a refused sweep made its directory")
+		}
+	}
+}
+
+// A rate the VUs cannot start is not the rate asked for: the step fails, saying so, even
+// with every threshold passing. One VU and requests of at least 156 ms (the simulator's,
+// slower on a busy machine) cannot start arrivals 125 ms apart: at 8 req/s a fifth of
+// them or more find no VU. At 1 req/s a request would need a second to drop one.
+func TestSweepFailsALoadItCouldNotOffer(t *testing.T) {
+	t.Parallel()
+	src := `import omni from 'omni';
+export const options = {
+  scenarios: { chat: { executor: 'constant-arrival-rate', rate: 1, duration: '10s', preAllocatedVUs: 1 } },
+  thresholds: { e2el: ['p(99) < 60000'] },
+  sweep: { rate: [1, 8], factor: 8, warmup: '0s', duration: '2s', precision: 1 },
+};
+export default async function () {
+  await omni.chat({ messages: [{ role: 'user', content: 'ping' }], modalities: ['text'], max_tokens: 16 });
+}
+`
+	code, res, out := sweepOf(t, src, nil)
+	if res.ClientLimited {
+		t.Skipf("the client was its own limit on this machine: %s", res.Stop)
+	}
+	if code != 0 || len(res.Steps) < 2 || res.Steps[0].Load != 1 || !res.Steps[0].Passed {
+		t.Fatalf("exit %d, %d steps: want 1 req/s passing first\n%s", code, len(res.Steps), out)
+	}
+	st := res.Steps[1]
+	if st.Load != 8 || st.Passed || !strings.Contains(st.NotOffered, "arrivals dropped") || !st.Thresholds[0].OK || res.Fail != 8 {
+		t.Errorf("step 2 at %v req/s: passed %v, not offered %q, threshold %+v, answer's fail %v: want 8 failing for its arrivals alone\n%s",
+			st.Load, st.Passed, st.NotOffered, st.Thresholds[0], res.Fail, out)
+	}
+}
+
+// A directory that holds another sweep's steps is refused: their files would mix.
+func TestSweepRefusesAnotherSweepsDirectory(t *testing.T) {
+	t.Parallel()
+	dir, path := writeScript(t, vusKneeScript)
+	if err := os.WriteFile(filepath.Join(dir, "step-01-vus-1.ndjson.gz"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := New(Options{Run: testrun.Options{Script: testrun.Script{Path: path}}, Dir: dir,
+		NewMock: func() (*mock.Server, error) { return mock.New() }}).Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "holds another sweep's steps") {
+		t.Errorf("err %v: want a refusal", err)
+	}
+}
+
+func TestLoadsPrintAsTheyAre(t *testing.T) {
+	for load, want := range map[float64]string{1000: "1000", 1020: "1020", 0.5: "0.5", 6.17: "6.17", 12: "12"} {
+		if got := Rate.Format(load); got != want {
+			t.Errorf("Format(%v) = %q, want %q", load, got, want)
+		}
+	}
+	if got := roundRate(1024); got != 1020 {
+		t.Errorf("roundRate(1024) = %v", got)
+	}
+	// The first load stays in the range however the minimum rounds.
+	for _, c := range [][2]float64{{1.239, 1.239}, {0.12345, 8}, {1, 1}} {
+		if got := newSearch(Rate, c[0], c[1], 2, 0.05).first(); got < c[0] || got > c[1] {
+			t.Errorf("first load of [%v, %v] is %v", c[0], c[1], got)
+		}
+	}
 }

@@ -162,6 +162,12 @@ func (t *Test) consolidate() (engine.Options, error) {
 	if err != nil {
 		return engine.Options{}, err
 	}
+	// A script's files are beside it, as open() finds them.
+	scriptPath := t.opts.Script.Path
+	if t.opts.Script.Source != nil {
+		scriptPath = t.opts.Script.Name
+	}
+	script.ResolvePaths(filepath.Dir(scriptPath))
 	env, err := engine.OptionsFromEnv(os.Environ())
 	if err != nil {
 		return engine.Options{}, err

@@ -32,9 +32,21 @@ type Outcome struct {
 	// when the platform has no process clock.
 	CPU   time.Duration
 	Cores int
+	// CPUWait is how long the client's threads waited for a CPU, on average, each time
+	// they had work while the scenarios ran: a client starved by other processes shows
+	// here and not in CPU. Zero where the platform does not say.
+	CPUWait time.Duration
+	// ScheduleLagP99 is the window's p99 schedule_lag: how late arrival-rate iterations
+	// started after their planned time (0 without arrival-rate scenarios).
+	ScheduleLagP99 time.Duration
+	// ByScenario are the window's request counts of each scenario.
+	ByScenario map[string]RequestCount
 	// Wall is how long the scenarios ran, warm-up included: CPU's wall clock.
 	Wall time.Duration
 }
+
+// RequestCount is a scenario's finished requests, ok and failed.
+type RequestCount struct{ OK, Failed int64 }
 
 // CPUShare is the fraction of its cores the process kept busy while the scenarios ran.
 func (o *Outcome) CPUShare() float64 { return cputime.Share(o.CPU, o.Wall, o.Cores) }
@@ -50,13 +62,23 @@ func (o *Outcome) Throughput() float64 {
 // Outcome is what Run found; nil before Run returned.
 func (t *Test) Outcome() *Outcome { return t.outcome }
 
-func newOutcome(code engine.ExitCode, res engine.Result, ev metrics.Evaluation, end runEnd, measured *requestCounts, cpu time.Duration, snap *metrics.Snapshot) *Outcome {
+func newOutcome(code engine.ExitCode, res engine.Result, ev metrics.Evaluation, end runEnd, measured *requestCounts, w *window, snap *metrics.Snapshot) *Outcome {
 	o := &Outcome{Exit: code, Thresholds: ev.Results, Duration: end.Duration, Interrupted: res.Interrupted, AbortReason: res.AbortReason,
-		Cores: runtime.GOMAXPROCS(0), Wall: res.Duration, CPU: cpu}
-	o.Requests, o.Failed = measured.total()
+		Cores: runtime.GOMAXPROCS(0), Wall: res.Duration, ByScenario: measured.all()}
+	for _, n := range o.ByScenario {
+		o.Requests, o.Failed = o.Requests+n.OK, o.Failed+n.Failed
+	}
+	w.load.mu.Lock()
+	o.CPU, o.CPUWait = w.load.cpu, w.load.wait
+	w.load.mu.Unlock()
 	if snap != nil {
 		if c, ok := snap.Sink("dropped_iterations").(*metrics.CounterSink); ok {
 			o.Dropped = int64(c.Sum)
+		}
+		if lag := snap.Sink("schedule_lag"); lag != nil {
+			if ms, ok := lag.Value(metrics.Percentile(99), end.Duration); ok {
+				o.ScheduleLagP99 = time.Duration(ms * float64(time.Millisecond))
+			}
 		}
 	}
 	return o

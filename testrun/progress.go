@@ -43,12 +43,13 @@ func (c *requestCounts) of(scenario string) (ok, failed int64) {
 	return 0, 0
 }
 
-// total is every scenario's counts together.
-func (c *requestCounts) total() (ok, failed int64) {
+// all is every scenario's counts.
+func (c *requestCounts) all() map[string]RequestCount {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, n := range c.by {
-		ok, failed = ok+n[0], failed+n[1]
+	out := make(map[string]RequestCount, len(c.by))
+	for name, n := range c.by {
+		out[name] = RequestCount{OK: n[0], Failed: n[1]}
 	}
-	return ok, failed
+	return out
 }

@@ -125,6 +125,9 @@ func (rp *reporter) summarize() (*metrics.Summary, metrics.Evaluation) {
 		for name, at := range ends.ScheduleEnds {
 			rp.views.section.ScenarioScheduleEnded(name, at)
 		}
+		if ends.Warmup > 0 {
+			rp.views.section.MeasuredFrom(ends.MeasuredFrom)
+		}
 	}
 	summary, ev := rp.views.summarize(rp.thresholds, rp.duration(), rp.summary)
 	summary.Run = rp.header.about()
@@ -375,6 +378,10 @@ func (rp *reporter) ends() *runEnd {
 		}
 		for name, at := range p.end.ScheduleEnds {
 			out.ScheduleEnds[name] = max(out.ScheduleEnds[name], p.shift+at)
+		}
+		if p.end.Warmup > 0 {
+			out.Warmup = max(out.Warmup, p.end.Warmup)
+			out.MeasuredFrom = max(out.MeasuredFrom, p.shift+p.end.MeasuredFrom)
 		}
 	}
 	return out

@@ -108,7 +108,6 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 		return 0, err
 	}
 	res := run.Run(ctx)
-	cpu := t.window.cpuSinceBegin()
 
 	// Records of calls the end of the run cut off still count, once their readers return.
 	drain, cancel := context.WithTimeout(context.Background(), drainTimeout)
@@ -127,6 +126,10 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 	end := runEnd{Schema: runSchemaWritten, Duration: t.window.measured(res.Duration), Interrupted: res.Interrupted, StopReason: res.AbortReason, ScenarioStarts: map[string]time.Duration{}, ScheduleEnds: map[string]time.Duration{},
 		Warmup: t.window.warmup, WarmupRecords: t.window.skipped.Load()}
 	from, _ := t.window.offset()
+	if end.Warmup > 0 {
+		end.MeasuredFrom = from
+		v.section.MeasuredFrom(from)
+	}
 	for _, sc := range res.Scenarios {
 		if !sc.Started.IsZero() {
 			// A warm-up moves where the benchmark durations begin to where it ended.
@@ -168,7 +171,7 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 		o.Log.Error(crossed(failed))
 	}
 	code := engine.ExitCodeFor(res, ev.Passed(), summaryErr)
-	t.outcome = newOutcome(code, res, ev, end, measured, cpu, v.final)
+	t.outcome = newOutcome(code, res, ev, end, measured, t.window, v.final)
 	return code, nil
 }
 
@@ -191,7 +194,7 @@ func (t *Test) newEngine(v *views, requests *requestCounts) (*engine.Run, error)
 		engine.WithMetrics(t.window.samples(p), r.Builtin()),
 		engine.WithLogger(t.opts.Log),
 		engine.OnTick(time.Second, thresholdTicker(t.judged(), v, t.window)),
-		engine.OnBegin(t.window.start),
+		engine.OnScenarios(t.window.start, t.window.end),
 	}
 	if !t.opts.Quiet {
 		opts = append(opts, engine.WithProgress(engine.NewProgress(t.opts.Stderr, engine.ProgressNoColor(noColor(t.options, nil)),

@@ -187,9 +187,11 @@ type runEnd struct {
 	// LateSamples and LateRecords arrived after the run stopped: no view has them.
 	LateSamples int64 `json:"late_samples"`
 	LateRecords int64 `json:"late_records"`
-	// Warmup is how long after the scenarios began the measured window began (v1.4):
-	// Duration and ScenarioStarts describe that window, and the file holds only its
-	// records and points; WarmupRecords are the requests left out before it.
+	// Warmup is how long after the scenarios began the measured window began, and
+	// MeasuredFrom where, on the run's timeline (v1.4): Duration and ScenarioStarts
+	// describe that window, and the file holds only the records and points that ended in
+	// it; WarmupRecords are the requests left out before it.
 	Warmup        time.Duration `json:"warmup_ns,omitempty"`
+	MeasuredFrom  time.Duration `json:"measured_from_ns,omitempty"`
 	WarmupRecords int64         `json:"warmup_records,omitempty"`
 }

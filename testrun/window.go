@@ -1,6 +1,7 @@
 package testrun
 
 import (
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,8 +22,16 @@ type window struct {
 	began atomic.Pointer[time.Time]
 	// skipped counts the warm-up's requests, which the End line reports.
 	skipped atomic.Int64
-	// cpuAtBegin is the process's CPU time when the scenarios began (Outcome.CPU).
-	cpuAtBegin atomic.Pointer[time.Duration]
+	// load is the client's own load while the scenarios ran (Outcome): the readings at
+	// their start, and what followed until they ended.
+	load struct {
+		mu         sync.Mutex
+		cpuBegin   time.Duration
+		cpuOK      bool
+		waitsBegin cputime.Waits
+		waitsOK    bool
+		cpu, wait  time.Duration
+	}
 }
 
 func newWindow(warmup time.Duration, origin time.Time) *window {
@@ -31,21 +40,26 @@ func newWindow(warmup time.Duration, origin time.Time) *window {
 
 // start marks when the scenarios began.
 func (w *window) start(at time.Time) {
-	if cpu, ok := cputime.Process(); ok {
-		w.cpuAtBegin.Store(&cpu)
-	}
+	l := &w.load
+	l.mu.Lock()
+	l.cpuBegin, l.cpuOK = cputime.Process()
+	l.waitsBegin, l.waitsOK = cputime.ReadWaits()
+	l.mu.Unlock()
 	w.began.Store(&at)
 }
 
-// cpuSinceBegin is the process's CPU time since the scenarios began; 0 when they did
-// not, or the platform has no process clock.
-func (w *window) cpuSinceBegin() time.Duration {
-	at := w.cpuAtBegin.Load()
-	now, ok := cputime.Process()
-	if at == nil || !ok {
-		return 0
+// end marks when the scenarios ended: the client's load is read up to there, not
+// through teardown and the summary.
+func (w *window) end(time.Time) {
+	l := &w.load
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now, ok := cputime.Process(); ok && l.cpuOK {
+		l.cpu = now - l.cpuBegin
 	}
-	return now - *at
+	if now, ok := cputime.ReadWaits(); ok && l.waitsOK {
+		l.wait = now.MeanSince(l.waitsBegin)
+	}
 }
 
 // from is where the measured window begins; ok is false before the scenarios began.
@@ -72,10 +86,12 @@ func (w *window) measures(t time.Time) bool {
 	return ok && !t.Before(from)
 }
 
-// records hands subs only the records that started in the window.
+// records hands subs only the records that ended in the window: the rule of the points
+// (an iteration's, a check's, stamped when they happen) and of the server's counters
+// (a request counts when it completes), so all of them count the same requests.
 func (w *window) records(subs ...record.Subscriber) record.Subscriber {
 	return record.SubscriberFunc(func(r *record.Record) {
-		if !w.measures(w.origin.Add(r.Offset)) {
+		if !w.measures(w.origin.Add(r.Offset + r.End)) {
 			w.skipped.Add(1)
 			return
 		}

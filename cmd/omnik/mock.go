@@ -24,6 +24,7 @@ type mockFlags struct {
 	seed    int64
 	speed   float64
 	faults  string
+	lane    string
 }
 
 func (f *mockFlags) register(fs *pflag.FlagSet, prefix string) {
@@ -34,6 +35,7 @@ func (f *mockFlags) register(fs *pflag.FlagSet, prefix string) {
 	fs.StringVar(&f.config, prefix+"config", "", "simulator JSON config file")
 	fs.Int64Var(&f.seed, prefix+"seed", 1, "simulator seed (text, audio, jitter, faults)")
 	fs.Float64Var(&f.speed, prefix+"speed", 1, "simulator speed-up: 10 runs every delay ten times faster")
+	fs.StringVar(&f.lane, prefix+"realtime-lane", "", "simulator: what /v1/realtime speaks without ?duplex=1: vllm-omni (default) or openai")
 	fs.StringVar(&f.faults, prefix+"faults", "", "inject faults, e.g. 'http500,p=0.05;stall,p=0.01,delay=3s' (docs/mock.md)")
 }
 
@@ -62,6 +64,9 @@ func (f *mockFlags) server() (*mock.Server, error) {
 	}
 	if changed("openai-audio") {
 		opts = append(opts, mock.WithOpenAIAudio(f.openAI))
+	}
+	if changed("realtime-lane") {
+		opts = append(opts, mock.WithRealtimeLane(f.lane))
 	}
 	if f.faults != "" {
 		fs, err := mock.ParseFaults(f.faults)

@@ -1,6 +1,7 @@
-// Package cputime reads the CPU time the process has used, user and system together:
-// the evidence behind a client-saturation verdict (a client busy most of the wall time
-// on its cores distorts what it measures).
+// Package cputime reads what the process's own load costs it: the CPU time it used
+// (user and system together) and how long its threads waited for a CPU. They are the
+// evidence behind a client-saturation verdict: a client busy most of the wall time on its
+// cores, or kept waiting for one by other processes, distorts what it measures.
 package cputime
 
 import "time"

@@ -43,8 +43,9 @@ type Module struct {
 	// named is set once a script made a client: the default client's requests are then
 	// tagged target:default, so thresholds and the A/B block can name that side.
 	named atomic.Bool
-	// turn rotates which copy of a mirrored call starts first.
-	turn atomic.Uint64
+	// turns rotates, per VU, which copy of a mirrored call starts first: a count shared
+	// by the VUs would let one VU's calls start on one side far more often.
+	turns sync.Map // VU id → *atomic.Uint64
 }
 
 // Option configures a Module.
@@ -148,6 +149,7 @@ func (m *Module) Close() {
 func (m *Module) JS() js.Module {
 	return func(vu *js.VU) (*js.Exports, error) {
 		api := m.api(vu, nil, &mirrors{})
+		_ = api.Set("traceRequest", traceRequest(vu))
 		named := map[string]any{}
 		for _, k := range api.Keys() {
 			named[k] = api.Get(k)
@@ -180,6 +182,7 @@ func (m *Module) api(vu *js.VU, c *target, ms *mirrors) *goja.Object {
 	_ = audio.Set("speech", m.callFn(vu, get, speechEndpoint))
 	_ = audio.Set("stream", m.streamFn(vu, get))
 	_ = o.Set("audio", audio)
+	_ = o.Set("realtime", m.realtimeFn(vu, get))
 	videos := rt.NewObject()
 	_ = videos.Set("generate", m.videoFn(vu, get))
 	_ = o.Set("videos", videos)
@@ -259,10 +262,20 @@ func (m *Module) callFn(vu *js.VU, get func() (*target, []*target), ep endpoint)
 		vu.RequireVUContext(ep.name)
 		cl, p := m.prepare(vu, ep.name, fc.Argument(0), fc.Argument(1))
 		c, mirrors := get()
-		return m.start(vu, c, mirrors, p, cl, func(ctx context.Context, c *target, cl call) *record.Record {
-			return c.run(ctx, ep, cl)
-		})
+		return m.start(vu, c, mirrors, p, cl, func(ctx context.Context, c *target, cl call) []*record.Record {
+			return []*record.Record{c.run(ctx, ep, cl)}
+		}, oneResult)
 	}
+}
+
+// runFn runs a call through a target: one record per request, or per realtime turn.
+type runFn func(context.Context, *target, call) []*record.Record
+
+// resultFn is what a call's records resolve to in JavaScript.
+type resultFn func(rt *goja.Runtime, recs []*record.Record, p params) map[string]any
+
+func oneResult(rt *goja.Runtime, recs []*record.Record, p params) map[string]any {
+	return resultObject(rt, recs[0], p)
 }
 
 // start runs one call on its own goroutine, and a copy of it on each mirror's at the
@@ -270,7 +283,7 @@ func (m *Module) callFn(vu *js.VU, get func() (*target, []*target), ep endpoint)
 // (so a mirror gets the load the script gives c, not more). The records are published on
 // the readers' side: a call cut off by the end of its iteration never gets its loop
 // callback, but it still counts.
-func (m *Module) start(vu *js.VU, c *target, mirrors []*target, p params, cl call, run func(context.Context, *target, call) *record.Record) goja.Value {
+func (m *Module) start(vu *js.VU, c *target, mirrors []*target, p params, cl call, run runFn, result resultFn) goja.Value {
 	tags := vu.Tags().Merge(p.tags)
 	meta, scenario := vu.Metadata(), ""
 	if it := vu.Iteration(); it != nil && it.Scenario != nil {
@@ -284,7 +297,7 @@ func (m *Module) start(vu *js.VU, c *target, mirrors []*target, p params, cl cal
 	m.calls.Add(1)
 	promise := vu.Promise(func(ctx context.Context) js.Settle {
 		defer m.calls.Done()
-		recs := make([]*record.Record, len(sides))
+		recs := make([][]*record.Record, len(sides))
 		if len(mirrors) == 0 {
 			recs[0] = run(ctx, c, cl)
 		} else {
@@ -295,7 +308,8 @@ func (m *Module) start(vu *js.VU, c *target, mirrors []*target, p params, cl cal
 			}
 			// The copies start in an order that turns call by call, so no side is
 			// always the first on the wire (and first served by a shared server).
-			first := int(m.turn.Add(1) % uint64(len(sides)))
+			turn, _ := m.turns.LoadOrStore(vu.ID(), new(atomic.Uint64))
+			first := int(turn.(*atomic.Uint64).Add(1) % uint64(len(sides)))
 			var wg sync.WaitGroup
 			for j := range sides {
 				i := (first + j) % len(sides)
@@ -303,23 +317,25 @@ func (m *Module) start(vu *js.VU, c *target, mirrors []*target, p params, cl cal
 			}
 			wg.Wait()
 		}
-		for i, rec := range recs {
-			rec.Usage.ResolvePrompt(p.promptTokens)
+		for i, side := range recs {
 			t := tags
 			if name := m.targetName(sides[i]); name != "" {
 				t = t.With("target", name)
 			}
-			rec.Scenario, rec.Tags, rec.Metadata, rec.Offset = scenario, t.Map(), pairMetadata(meta, pair, len(sides)), rec.Start.Sub(m.origin)
-			if !p.discard {
-				m.stream.Publish(rec)
+			for _, rec := range side {
+				rec.Usage.ResolvePrompt(p.promptTokens)
+				rec.Scenario, rec.Tags, rec.Metadata, rec.Offset = scenario, t.Map(), pairMetadata(meta, pair, len(sides)), rec.Start.Sub(m.origin)
+				if !p.discard {
+					m.stream.Publish(rec)
+				}
 			}
 		}
 		return func() (any, error) {
-			res := resultObject(vu.Runtime(), recs[0], p)
+			res := result(vu.Runtime(), recs[0], p)
 			if len(mirrors) > 0 {
 				out := make([]any, len(mirrors))
 				for i, rec := range recs[1:] {
-					o := resultObject(vu.Runtime(), rec, params{})
+					o := result(vu.Runtime(), rec, params{})
 					o["target"] = m.targetName(mirrors[i])
 					out[i] = o
 				}

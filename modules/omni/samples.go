@@ -17,6 +17,7 @@ type Metrics struct {
 	DataSent, DataReceived                         *metrics.Metric // the built-in data_sent and data_received
 	measures                                       []measured
 	stages                                         []measuredStage
+	realtime                                       realtimeMetrics
 }
 
 // measured is a record.Measure with its Trend.
@@ -54,6 +55,7 @@ func RegisterMetrics(r *metrics.Registry) *Metrics {
 		DataSent:     r.MustNew("data_sent", metrics.Counter, metrics.Data),
 		DataReceived: r.MustNew("data_received", metrics.Counter, metrics.Data),
 	}
+	m.realtime = registerRealtime(counter, r.MustNew("realtime_sessions_failed", metrics.Rate, metrics.Default), trend("realtime_turns", false))
 	for _, ms := range record.Measures {
 		m.measures = append(m.measures, measured{ms, trend(ms.Name, ms.Time)})
 	}
@@ -88,6 +90,9 @@ func (m *Metrics) samples(r *record.Record) []metrics.Sample {
 	add(m.Requests, tags, 1)
 	for _, a := range r.Anomalies {
 		add(m.Anomalies, tags.With("anomaly", a.Kind), 1)
+	}
+	if r.Realtime != nil {
+		m.realtime.samples(r, tags, add)
 	}
 	if !r.OK() {
 		add(m.RequestsFailed, tags.With("error", r.Err.Kind), 1)

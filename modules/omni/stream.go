@@ -43,9 +43,9 @@ func (m *Module) streamFn(vu *js.VU, get func() (*target, []*target)) func(goja.
 			text = words(text[0])
 		}
 		c, mirrors := get()
-		return m.start(vu, c, mirrors, p, cl, func(ctx context.Context, c *target, cl call) *record.Record {
-			return c.stream(ctx, cl, text, pace)
-		})
+		return m.start(vu, c, mirrors, p, cl, func(ctx context.Context, c *target, cl call) []*record.Record {
+			return []*record.Record{c.stream(ctx, cl, text, pace)}
+		}, oneResult)
 	}
 }
 

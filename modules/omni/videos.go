@@ -22,19 +22,14 @@ const DefaultPollInterval = 2 * time.Second
 // completes or fails, its content downloaded unless params.download is false. The call's
 // timeout (params.timeout, else the client's) is the poll timeout.
 func (m *Module) videoFn(vu *js.VU, get func() (*target, []*target)) func(goja.FunctionCall) goja.Value {
-	const name = "omni.videos.generate()"
 	return func(fc goja.FunctionCall) goja.Value {
-		vu.RequireVUContext(name)
-		cl, p := m.prepare(vu, name, fc.Argument(0), fc.Argument(1))
-		job := videoJob(cl.body, fc.Argument(1))
-		ep := endpoint{name: name, path: "/v1/videos", defaults: videoDefaults, encode: multipartBody,
+		// A body that is not an object is refused by callFn's prepare.
+		body, _ := exportBody(fc.Argument(0)).(map[string]any)
+		job := videoJob(body, fc.Argument(1))
+		return m.callFn(vu, get, endpoint{name: "omni.videos.generate()", path: "/v1/videos", defaults: videoDefaults, encode: multipartBody,
 			do: func(ctx context.Context, hc *http.Client, req client.Request) *record.Record {
 				return client.Videos(ctx, hc, req, job)
-			}}
-		c, mirrors := get()
-		return m.start(vu, c, mirrors, p, cl, func(ctx context.Context, c *target, cl call) *record.Record {
-			return c.run(ctx, ep, cl)
-		})
+			}})(fc)
 	}
 }
 

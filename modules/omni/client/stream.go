@@ -79,41 +79,14 @@ func (ev *wsEvent) errorMessage() string {
 // or audio.chunk), audio.done and session.done.
 func AudioStream(ctx context.Context, d *websocket.Dialer, req StreamRequest) *record.Record {
 	req.Limits = req.Limits.Or(DefaultLimits(record.EndpointAudioStream))
-	if u, err := url.Parse(req.URL); err == nil && u.User != nil {
-		req.Header = req.Header.Clone()
-		userInfoAsHeader(u, req.Header)
-		req.URL = u.String()
-	}
 	b := record.NewBuilder(record.EndpointAudioStream, time.Now())
-	b.Redact(httpdebug.HeaderSecrets(req.Header))
 	b.SetLimits(req.Limits.Limits)
 	b.SetTags(req.Tags)
 	b.SetIntendedStart(req.IntendedStart)
-	conn, resp, err := dialCancellable(ctx, d, req.URL, req.Header)
-	if resp != nil {
-		b.SetStatus(resp.StatusCode)
-	}
-	if err != nil {
-		kind := record.KindConnect
-		var ne net.Error
-		switch {
-		case resp != nil:
-			kind = record.KindHTTPStatus
-		case ctx.Err() != nil:
-			kind = ctxKind(ctx)
-		case errors.As(err, &ne) && ne.Timeout():
-			// The handshake's deadline is the context's: it can pass before the
-			// context's own timer has fired.
-			kind = record.KindTimeout
-		case tlsclient.IsError(err):
-			kind = record.KindTLS
-		}
-		b.Fail(kind, err.Error())
+	conn := dialSession(ctx, d, req.URL, req.Header, req.Limits.Event, b)
+	if conn == nil {
 		return b.Finish(time.Now())
 	}
-	// gorilla/websocket reads a whole message into memory: the limit refuses a frame by
-	// its header, before its payload is read.
-	conn.SetReadLimit(int64(req.Limits.Event))
 	// Unblock the read when the run stops the session.
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	wctx, cancelWriter := context.WithCancel(ctx)
@@ -140,6 +113,43 @@ func AudioStream(ctx context.Context, d *websocket.Dialer, req StreamRequest) *r
 	r := b.Finish(end)
 	markReady(r, req.Text)
 	return r
+}
+
+// dialSession opens a websocket session, the URL's user info sent as a header, with
+// reads bounded to limit bytes a message. On a failure it fails b and returns nil.
+func dialSession(ctx context.Context, d *websocket.Dialer, rawURL string, h http.Header, limit int, b *record.Builder) *websocket.Conn {
+	if u, err := url.Parse(rawURL); err == nil && u.User != nil {
+		h = h.Clone()
+		userInfoAsHeader(u, h)
+		rawURL = u.String()
+	}
+	b.Redact(httpdebug.HeaderSecrets(h))
+	conn, resp, err := dialCancellable(ctx, d, rawURL, h)
+	if resp != nil {
+		b.SetStatus(resp.StatusCode)
+	}
+	if err != nil {
+		kind := record.KindConnect
+		var ne net.Error
+		switch {
+		case resp != nil:
+			kind = record.KindHTTPStatus
+		case ctx.Err() != nil:
+			kind = ctxKind(ctx)
+		case errors.As(err, &ne) && ne.Timeout():
+			// The handshake's deadline is the context's: it can pass before the
+			// context's own timer has fired.
+			kind = record.KindTimeout
+		case tlsclient.IsError(err):
+			kind = record.KindTLS
+		}
+		b.Fail(kind, err.Error())
+		return nil
+	}
+	// gorilla/websocket reads a whole message into memory: the limit refuses a frame by
+	// its header, before its payload is read.
+	conn.SetReadLimit(int64(limit))
+	return conn
 }
 
 // markReady sets each utterance's Ready: when the piece holding the end of its
@@ -324,20 +334,25 @@ func (s *session) pcm(t time.Time, data []byte) bool {
 
 // fail classifies a read error; a close before session.done is a truncated session.
 func (s *session) fail(ctx context.Context, err error) {
+	s.b.Fail(readFailure(ctx, err, s.req.StallTimeout, s.req.Limits.Event, "session.done"))
+}
+
+// readFailure classifies a websocket read error: the run's stop, a stall, an oversized
+// message, a close before the terminator (named by end), a broken connection.
+func readFailure(ctx context.Context, err error, stall time.Duration, limit int, end string) (kind, msg string) {
 	var ne net.Error
 	var ce *websocket.CloseError
 	switch {
 	case ctx.Err() != nil:
-		s.b.Fail(ctxKind(ctx), err.Error())
+		return ctxKind(ctx), err.Error()
 	case errors.As(err, &ne) && ne.Timeout():
-		s.b.Fail(record.KindStall, fmt.Sprintf("no message for %v", s.req.StallTimeout))
+		return record.KindStall, fmt.Sprintf("no message for %v", stall)
 	case errors.Is(err, websocket.ErrReadLimit):
-		s.b.Fail(record.KindOversized, fmt.Sprintf("a websocket message larger than %d bytes (options.omni.maxEventBytes)", s.req.Limits.Event))
+		return record.KindOversized, fmt.Sprintf("a websocket message larger than %d bytes (options.omni.maxEventBytes)", limit)
 	case errors.As(err, &ce) && ce.Code == websocket.CloseNormalClosure:
-		s.b.Fail(record.KindTruncated, "session closed before session.done")
-	default:
-		s.b.Fail(record.KindReset, err.Error())
+		return record.KindTruncated, "session closed before " + end
 	}
+	return record.KindReset, err.Error()
 }
 
 // ctxKind names why a context ended.

@@ -136,12 +136,17 @@ func loadRandom(spec Spec) ([]Sample, error) {
 // from its first words on, so a server's prefix cache cannot serve one from another.
 func words(r *rand.Rand, n int) string {
 	var b strings.Builder
+	writeWords(&b, r, n)
+	return b.String()
+}
+
+// writeWords appends n random vocabulary words to b, after a space if b has text.
+func writeWords(b *strings.Builder, r *rand.Rand, n int) {
 	b.Grow(n * 6)
-	for i := range n {
-		if i > 0 {
+	for range n {
+		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
 		b.WriteString(vocabulary[r.IntN(len(vocabulary))])
 	}
-	return b.String()
 }

@@ -116,6 +116,8 @@ const (
 	streamMedia
 	streamProbe
 	streamPrefix
+	streamBlock
+	streamBlockTail
 )
 
 func newRand(seed int64, stream uint64) *rand.Rand {

@@ -16,7 +16,7 @@ import (
 // snake_case keys, offsets as float milliseconds in "…_ms" keys, counts as integers.
 // A change that renames or re-types a key bumps the major version; a key added later
 // bumps the minor one ("omnik.record/v2.1"), which older readers ignore.
-const Schema = "omnik.record/v2.3"
+const Schema = "omnik.record/v2.4"
 
 const (
 	schemaPrefix = "omnik.record/v"
@@ -66,8 +66,9 @@ type wire struct {
 	Stages        map[string]chunk.Stage `json:"stages,omitempty"`
 	TextSentMS    []float64              `json:"text_sent_ms,omitempty"`
 	Utterances    []wireUtterance        `json:"utterances,omitempty"`
-	Video         *wireVideo             `json:"video,omitempty"` // v2.3
+	Video         *wireVideo             `json:"video,omitempty"` // v2.4
 	Anomalies     []Anomaly              `json:"anomalies,omitempty"`
+	Realtime      *Turn                  `json:"realtime,omitempty"` // v2.3
 }
 
 type wireTextChunk struct {
@@ -167,6 +168,7 @@ func (r *Record) MarshalJSON() ([]byte, error) {
 		Scenario: r.Scenario, Tags: r.Tags, Metadata: r.Metadata, Start: &start, OffsetMS: Millis(r.Offset), E2ELMS: &e2el,
 		BytesSent: r.BytesSent, BytesReceived: r.BytesReceived, Usage: r.Usage,
 		ImageMS: millisList(r.ImageTimes), Stages: r.Stages, TextSentMS: millisList(r.TextSent), Anomalies: r.Anomalies,
+		Realtime: r.Realtime,
 	}
 	if !r.IntendedStart.IsZero() {
 		lag := Millis(r.Start.Sub(r.IntendedStart))
@@ -237,6 +239,7 @@ func Decode(data []byte) (*Record, error) {
 		Tags: w.Tags, Metadata: w.Metadata, Start: *w.Start, Offset: fromMillis(w.OffsetMS), End: fromMillis(*w.E2ELMS),
 		BytesSent: w.BytesSent, BytesReceived: w.BytesReceived, Usage: w.Usage,
 		ImageTimes: durations(w.ImageMS), Stages: w.Stages, TextSent: durations(w.TextSentMS), Anomalies: w.Anomalies,
+		Realtime: w.Realtime,
 	}
 	if w.StartLagMS != nil {
 		r.IntendedStart = r.Start.Add(-fromMillis(*w.StartLagMS))
@@ -295,6 +298,8 @@ func (w *wire) inRange() error {
 		return bad("bytes_sent")
 	case len(w.Anomalies) > maxAnomalyKinds:
 		return bad("anomalies")
+	case w.Realtime != nil && (w.Realtime.Index < 0 || w.Realtime.Completed < 0 || w.Realtime.Planned < 0 || !(w.Realtime.Speech >= 0)):
+		return bad("realtime")
 	}
 	for _, a := range w.Anomalies {
 		if a.Count < 0 {

@@ -30,6 +30,7 @@ func full() *Record {
 			Values: map[string]float64{"stage_id": 1, "stage_gen_time_ms": 16326.3, "serving_time_to_first_output_ms": 0},
 			Lists:  map[string][]float64{"inter_output_latencies_ms": {11.5, 12.1}}}},
 		BytesSent: 120, BytesReceived: 4096,
+		Realtime: &Turn{Session: "sess_1", Index: 2, Lane: RealtimeOpenAI, Duplex: true, Speech: 1.5, BargeIn: true, Outcome: TurnCancelled, Last: true, Completed: 3, Planned: 4},
 	}
 }
 
@@ -112,6 +113,7 @@ func TestDecodeRefusesWhatItCannotUse(t *testing.T) {
 		{"an offset beyond any run", with("offset_ms", "-1e300"), "offset_ms", nil},
 		{"an endless request", with("e2el_ms", "1e12"), "e2el_ms", nil},
 		{"a negative token count", with("text_chunks", `[{"at_ms":1,"bytes":1,"tokens":-7}]`), "text_chunks", nil},
+		{"a negative turn", with("realtime", `{"turn":-1}`), "realtime", nil},
 		{"not an object", `[1,2]`, "(record)", nil},
 		{"not JSON", `{"schema":`, "(record)", nil},
 	}

@@ -21,6 +21,7 @@ const (
 	EndpointImages      = "images"
 	EndpointImageEdit   = "images_edit"
 	EndpointAudioStream = "audio_stream"
+	EndpointRealtime    = "realtime" // one record per turn of a realtime session
 	EndpointVideos      = "videos"
 )
 
@@ -109,6 +110,8 @@ type Record struct {
 	// Anomalies are what a request got wrong without failing (or what omnik cut from it),
 	// one entry per kind.
 	Anomalies []Anomaly
+	// Realtime places a realtime session's turn in its session; nil on other endpoints.
+	Realtime *Turn
 }
 
 // OK reports a successful request.

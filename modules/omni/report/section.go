@@ -65,6 +65,9 @@ type Section struct {
 	detailed            []*record.Record
 	// targets has each target's requests once a second target made some (the A/B block).
 	targets targets
+	// floor is where the run's measured window began (MeasuredFrom), math.MinInt64 for
+	// a run measured whole.
+	floor time.Duration
 }
 
 // span is the requests of the whole run or of one scenario, folded.
@@ -76,7 +79,7 @@ type span struct {
 // NewSection returns an empty Section.
 func NewSection(opts SectionOptions) *Section {
 	s := &Section{opts: opts, starts: map[string]time.Duration{},
-		ends: map[string]time.Duration{}, seen: map[string]bool{}, targets: newTargets(opts.TrendBudget)}
+		ends: map[string]time.Duration{}, seen: map[string]bool{}, targets: newTargets(opts.TrendBudget), floor: math.MinInt64}
 	if len(opts.Scenarios) <= 1 {
 		s.all = newSpan(NewAccumulator(opts.aggregate()))
 		return s
@@ -113,12 +116,15 @@ func (sp *span) add(r *record.Record) {
 // to the last request's end, as vllm bench serve counts from before its first arrival
 // gap: a benchmark starts before its first request. It lasts at least until end, where
 // an arrival schedule ended (math.MinInt64 for none).
-func (sp *span) duration(start time.Duration, started bool, end time.Duration) time.Duration {
+// No benchmark begins before floor, where a run's measured window began (math.MinInt64
+// for none): a request that started in a warm-up and ended after it is in the window,
+// its start is not.
+func (sp *span) duration(start time.Duration, started bool, end, floor time.Duration) time.Duration {
 	first := sp.first
 	if started {
 		first = min(first, start)
 	}
-	return max(sp.last, end) - first
+	return max(sp.last, end) - max(first, floor)
 }
 
 // Add implements record.Subscriber.
@@ -159,6 +165,14 @@ func (s *Section) ScenarioScheduleEnded(name string, at time.Duration) {
 	s.ends[name] = at
 }
 
+// MeasuredFrom places the start of the run's measured window on its timeline (a
+// warm-up before it was left out): no benchmark duration begins earlier.
+func (s *Section) MeasuredFrom(at time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.floor = at
+}
+
 type scenarioResult struct {
 	name   string
 	result *Result
@@ -171,7 +185,7 @@ func (s *Section) results() []scenarioResult {
 		return nil
 	}
 	start, started, runEnd := s.runSpan()
-	out := []scenarioResult{{"", s.all.acc.Result(s.all.duration(start, started, runEnd))}}
+	out := []scenarioResult{{"", s.all.acc.Result(s.all.duration(start, started, runEnd, s.floor))}}
 	for _, name := range slices.Sorted(maps.Keys(s.byScenario)) {
 		sp := s.byScenario[name]
 		if sp.acc.requests() > 0 {
@@ -180,7 +194,7 @@ func (s *Section) results() []scenarioResult {
 			if !ended {
 				end = math.MinInt64
 			}
-			out = append(out, scenarioResult{name, sp.acc.Result(sp.duration(at, ok, end))})
+			out = append(out, scenarioResult{name, sp.acc.Result(sp.duration(at, ok, end, s.floor))})
 		}
 	}
 	return out
@@ -208,7 +222,8 @@ func (s *Section) runSpan() (start time.Duration, ok bool, end time.Duration) {
 // is timed over the whole run's span, as the targets of one run share it. The caller
 // holds s.mu.
 func (s *Section) ab() *abTable {
-	results := s.targets.results(s.runSpan())
+	start, started, end := s.runSpan()
+	results := s.targets.results(start, started, end, s.floor)
 	if results == nil {
 		return nil
 	}

@@ -71,16 +71,16 @@ type targetResult struct {
 	result *Result
 }
 
-// results aggregates each target over the run's span (start, started and end as for the
-// whole run), the baseline first; nil with fewer than two targets.
-func (t *targets) results(start time.Duration, started bool, end time.Duration) []targetResult {
+// results aggregates each target over the run's span (start, started, end and floor as
+// for the whole run), the baseline first; nil with fewer than two targets.
+func (t *targets) results(start time.Duration, started bool, end, floor time.Duration) []targetResult {
 	if t.byName == nil {
 		return nil
 	}
 	var out []targetResult
 	for _, name := range t.order() {
 		sp := t.byName[name]
-		out = append(out, targetResult{name, sp.acc.Result(sp.duration(start, started, end))})
+		out = append(out, targetResult{name, sp.acc.Result(sp.duration(start, started, end, floor))})
 	}
 	return out
 }

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package cputime
+
+func readWaits() (Waits, bool) { return Waits{}, false }
