@@ -31,7 +31,7 @@ func TestModelsListsEveryServedProfile(t *testing.T) {
 	for _, d := range body.Data {
 		ids = append(ids, d.ID)
 	}
-	want := "Qwen/Qwen3-Omni-30B-A3B-Instruct,ByteDance-Seed/BAGEL-7B-MoT,tencent/HunyuanImage-3.0,Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice"
+	want := "Qwen/Qwen3-Omni-30B-A3B-Instruct,ByteDance-Seed/BAGEL-7B-MoT,tencent/HunyuanImage-3.0,Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice,Wan-AI/Wan2.2-T2V-A14B-Diffusers"
 	if body.Object != "list" || strings.Join(ids, ",") != want {
 		t.Fatalf("models = %s %v", body.Object, ids)
 	}

@@ -21,14 +21,15 @@
 // stream_format "audio", SSE with "sse" or stream=true, else one body with
 // x-vllm-omni-*-tokens headers); websocket /v1/audio/speech/stream; websocket
 // /v1/realtime (Config.RealtimeLane: vLLM-Omni's default events or the OpenAI lane)
-// and its duplex lane (?duplex=1, /v1/duplex), a pipeline per turn (docs/mock.md).
-// Invalid requests get the status and error body a real server sends.
+// and its duplex lane (?duplex=1, /v1/duplex), a pipeline per turn (docs/mock.md);
+// POST /v1/videos, GET /v1/videos/{id} and GET /v1/videos/{id}/content (see Video
+// jobs). Invalid requests get the status and error body a real server sends.
 //
 // # Profiles and timing
 //
 // Each served profile is one model (see ProfileNames): qwen3-omni (thinker →
-// talker → code2wav), bagel (thinker → dit), hunyuan-image (AR → dit) and tts
-// (talker → code2wav). A request with no model gets the first served profile
+// talker → code2wav), bagel (thinker → dit), hunyuan-image (AR → dit), tts
+// (talker → code2wav) and wan-video (dit, whose output is a video). A request with no model gets the first served profile
 // that produces what the endpoint returns. Every Stage has its own time to
 // first output, time per unit, units per chunk, denoise steps and step time,
 // audio seconds per chunk; Config.Jitter spreads each gap, Config.Speed
@@ -48,6 +49,32 @@
 //	 "metrics_prefix": "vllm_omni", "no_metrics": false, "realtime_lane": "vllm-omni",
 //	 "profiles": [{"name": "qwen3-omni", "stages": [{"name": "thinker", "time_per_unit": "12ms"}]}],
 //	 "faults": ["http503,p=0.01", {"kind": "stall", "p": 0.05, "after": 10, "delay": "3s"}]}
+//
+// # Video jobs
+//
+// POST /v1/videos creates an async job. It takes multipart (as vLLM-Omni does),
+// urlencoded or JSON, with prompt, model, size (or width and height), seconds,
+// num_frames, fps, num_inference_steps and return_stage_metrics; num_frames
+// defaults to seconds·fps, else 33 at 16 fps, and size to 832x480. GET
+// /v1/videos/{id} answers the job object (vLLM-Omni's VideoResponse). It is
+// queued until the diffusion stage's first denoise step is due, then
+// in_progress with a progress figure, then completed with stage_durations,
+// inference_time_s, duration_s, num_frames, fps and, when asked, metrics
+// (stage metrics, output_unit_type video). GET /v1/videos/{id}/content is an
+// MP4 whose header boxes state the duration and frames (ftyp; moov with mvhd
+// and one video track's stsz; an mdat of zero frames, about width·height/100
+// bytes a frame), with its Content-Length. The job runs on the wan-video profile's
+// stage model, load knee included, whether or not it is polled. The
+// simulator keeps the last 4096 jobs.
+//
+// Faults are drawn at the create. error-event fails the job halfway
+// (status failed, error {code: 500, message}). stall holds the job unfinished
+// for delay. A status fault with after=0 refuses the create; otherwise it
+// answers the after-th GET of the job (polls and content count; default 3).
+// reset and malformed strike the after-th GET the same way: a reset, or a
+// body cut in half. Either way the content GET takes the fault at the latest.
+// truncated-wav cuts the content short of its Content-Length. slow-headers
+// delays the create.
 //
 // # Faults
 //

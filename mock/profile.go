@@ -15,6 +15,7 @@ const (
 	OutputStream = "stream"
 	OutputAudio  = "audio"
 	OutputImage  = "image"
+	OutputVideo  = "video" // a diffusion stage like image, whose output is one clip (/v1/videos)
 )
 
 // Duration is a time.Duration that reads from JSON as a Go duration string
@@ -46,7 +47,7 @@ func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Durat
 // Stage is one step of a simulated pipeline and its timing at no load and Speed 1.
 type Stage struct {
 	Name string `json:"name"`
-	// Output is one of OutputText, OutputStream, OutputAudio, OutputImage.
+	// Output is one of OutputText, OutputStream, OutputAudio, OutputImage, OutputVideo.
 	Output string `json:"output"`
 	// FinalOutputType is reported as final_output_type in the stage metrics.
 	FinalOutputType string `json:"final_output_type,omitempty"`
@@ -62,7 +63,7 @@ type Stage struct {
 	// AudioSecondsPerChunk and SampleRate shape each audio chunk.
 	AudioSecondsPerChunk float64 `json:"audio_seconds_per_chunk,omitempty"`
 	SampleRate           int     `json:"sample_rate,omitempty"`
-	// DenoiseSteps and StepTime shape an image stage (after TimeToFirstOutput).
+	// DenoiseSteps and StepTime shape an image or video stage (after TimeToFirstOutput).
 	DenoiseSteps int      `json:"denoise_steps,omitempty"`
 	StepTime     Duration `json:"step_time,omitempty"`
 	// WaitForUpstream starts the stage when the previous one finishes instead
@@ -113,6 +114,10 @@ func builtinProfiles() []Profile {
 				TimeToFirstOutput: 40 * ms, TimePerUnit: 6 * ms},
 			{Name: "code2wav", Output: OutputAudio, FinalOutputType: "audio", Units: 5,
 				TimeToFirstOutput: 20 * ms, TimePerUnit: 20 * ms, AudioSecondsPerChunk: 0.4, SampleRate: 24000},
+		}},
+		{Name: "wan-video", Model: "Wan-AI/Wan2.2-T2V-A14B-Diffusers", Stages: []Stage{
+			{Name: "dit", Output: OutputVideo, FinalOutputType: "video",
+				TimeToFirstOutput: 30 * ms, DenoiseSteps: 20, StepTime: 12 * ms},
 		}},
 	}
 }
@@ -204,9 +209,9 @@ func (p *Profile) validate() error {
 	for i := range p.Stages {
 		s := &p.Stages[i]
 		switch s.Output {
-		case OutputText, OutputStream, OutputAudio, OutputImage:
+		case OutputText, OutputStream, OutputAudio, OutputImage, OutputVideo:
 		default:
-			return fmt.Errorf("profile %s stage %s: output %q is not one of text, stream, audio, image", p.Name, s.Name, s.Output)
+			return fmt.Errorf("profile %s stage %s: output %q is not one of text, stream, audio, image, video", p.Name, s.Name, s.Output)
 		}
 		if s.FinalOutputType == "" {
 			s.FinalOutputType = s.Output
@@ -221,12 +226,15 @@ func (p *Profile) validate() error {
 				s.AudioSecondsPerChunk = 0.4
 			}
 		}
-		if s.Output == OutputImage && s.DenoiseSteps <= 0 {
+		if s.diffusion() && s.DenoiseSteps <= 0 {
 			s.DenoiseSteps = 20
 		}
 	}
 	return nil
 }
+
+// diffusion reports a stage that denoises its one output (an image, a video) in steps.
+func (s Stage) diffusion() bool { return s.Output == OutputImage || s.Output == OutputVideo }
 
 // has reports the index of the first stage producing output kind, or -1.
 func (p *Profile) has(output string) int {

@@ -32,6 +32,7 @@ type Server struct {
 	srv     *http.Server
 	url     string
 	wsConns map[*websocket.Conn]struct{}
+	videos  *videoStore
 }
 
 // New builds a server from DefaultConfig and opts.
@@ -52,6 +53,7 @@ func New(opts ...Option) (*Server, error) {
 		rng:     rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6f6d6e696b)),
 		wsConns: map[*websocket.Conn]struct{}{},
 		sched:   newScheduler(cfg.KneeConcurrency),
+		videos:  newVideoStore(),
 	}
 	// Keyed by &s.profiles[i], the pointers profileFor hands out.
 	s.metrics = newMetrics(s.profiles, cfg.MetricsPrefix, cfg.KneeConcurrency)
@@ -69,6 +71,9 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/audio/speech/stream", s.handleSpeechStream)
 	s.mux.HandleFunc("GET /v1/realtime", s.handleRealtime)
 	s.mux.HandleFunc("GET /v1/duplex", s.handleRealtime)
+	s.mux.HandleFunc("POST /v1/videos", s.handleVideoCreate)
+	s.mux.HandleFunc("GET /v1/videos/{id}", s.handleVideoGet)
+	s.mux.HandleFunc("GET /v1/videos/{id}/content", s.handleVideoContent)
 	s.mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	if !s.cfg.NoMetrics {
 		// Without it, /metrics falls to the 404 below, as on a server without metrics.
@@ -135,6 +140,7 @@ func (s *Server) Close() error {
 	for c := range s.wsConns {
 		_ = c.Close()
 	}
+	s.videos.close()
 	if s.srv == nil {
 		return nil
 	}

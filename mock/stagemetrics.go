@@ -84,6 +84,8 @@ func (pl *pipeline) stageMetrics(i int) *stageMetrics {
 		frames := units * int(math.Round(st.AudioSecondsPerChunk*float64(st.SampleRate)))
 		m.OutputUnitCount, m.AudioFrames, m.AudioSampleRate = frames, frames, st.SampleRate
 		m.AudioDurationS = float64(frames) / float64(st.SampleRate)
+	case OutputVideo:
+		m.OutputUnitCount = units
 	case OutputImage:
 		m.OutputUnitCount = units
 		m.ImagePixels = units * pl.pixels

@@ -55,7 +55,7 @@ func buildPlan(stages []Stage, in planInput) []stagePlan {
 			}
 		}
 		t := sp.submit + gap(st.TimeToFirstOutput, false)
-		if st.Output == OutputImage {
+		if st.diffusion() {
 			sp.lead = t - sp.submit
 			sp.steps = st.DenoiseSteps
 			if in.steps > 0 {

@@ -96,7 +96,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.baseURL, "base-url", "", "server URL (overrides --host/--port)")
 	fs.StringVar(&f.host, "host", "127.0.0.1", "server host")
 	fs.IntVar(&f.port, "port", 8000, "server port")
-	fs.StringVar(&f.endpoint, "endpoint", "/v1/chat/completions", "API path: /v1/chat/completions, /v1/images/generations, /v1/images/edits, /v1/audio/speech")
+	fs.StringVar(&f.endpoint, "endpoint", "/v1/chat/completions", "API path: /v1/chat/completions, /v1/images/generations, /v1/images/edits, /v1/audio/speech, /v1/videos")
 	fs.StringVar(&f.backend, "backend", "", "openai-chat-omni, openai-audio-speech, openai-image-edits-omni (default: from --endpoint)")
 	fs.StringArrayVar(&f.headers, "header", nil, "KEY=VALUE header sent with every request; repeatable or space-separated")
 	fs.BoolVar(&f.run.omni.tls.insecure, "insecure", false, "accept any TLS certificate (self-signed servers): --insecure-skip-tls-verify")
@@ -176,8 +176,10 @@ func backendFor(endpoint string) (string, error) {
 		return backendImageEdits, nil
 	case "/v1/images/generations":
 		return "openai-images-omni", nil
+	case "/v1/videos":
+		return "openai-videos-omni", nil
 	}
-	return "", &engine.OptionsError{Msg: fmt.Sprintf("--endpoint %q: omnik bench supports /v1/chat/completions, /v1/images/generations, /v1/images/edits and /v1/audio/speech", endpoint)}
+	return "", &engine.OptionsError{Msg: fmt.Sprintf("--endpoint %q: omnik bench supports /v1/chat/completions, /v1/images/generations, /v1/images/edits, /v1/audio/speech and /v1/videos", endpoint)}
 }
 
 // backendImageEdits is the backend that sends input images.

@@ -62,6 +62,14 @@ const senders = {
     prompt: s.prompt, image: s.imageFiles, stream: true, return_stage_metrics: bench.returnStageMetrics, ...bench.extraBody,
   }, params),
   'openai-images-omni': (s, params) => omni.images.generate({ prompt: s.prompt, n: 1, ...bench.extraBody }, params),
+  // An async job polled every poll_interval_s (2 s) for up to poll_timeout_s (6 h), which
+  // the reference reads from the extra body and keeps off the form; like the reference,
+  // it does not download the clip.
+  'openai-videos-omni': (s, params) => {
+    const { poll_interval_s: interval = 2, poll_timeout_s: timeout = 6 * 3600, ...body } = bench.extraBody;
+    return omni.videos.generate({ prompt: s.prompt, return_stage_metrics: bench.returnStageMetrics, ...body },
+      { pollInterval: interval * 1000, timeout: timeout * 1000, download: false, ...params });
+  },
 };
 
 // Every request carries its sample's prompt length: the input tokens of a server that

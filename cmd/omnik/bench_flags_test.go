@@ -86,6 +86,7 @@ func TestBenchFlagsShapeTheScript(t *testing.T) {
 		{name: "speech endpoint", args: []string{"--endpoint", "/v1/audio/speech"}, want: want{"backend": "openai-audio-speech"}},
 		{name: "image edits endpoint", args: []string{"--endpoint", "/v1/images/edits"}, want: want{"backend": "openai-image-edits-omni"}},
 		{name: "image generations endpoint", args: []string{"--endpoint", "/v1/images/generations"}, want: want{"backend": "openai-images-omni"}},
+		{name: "videos endpoint", args: []string{"--endpoint", "/v1/videos"}, want: want{"backend": "openai-videos-omni"}},
 		{name: "backend over endpoint", args: []string{"--backend", "openai-audio-speech"}, want: want{"backend": "openai-audio-speech"}},
 		{name: "model", args: []string{"--model", "org/m1"}, want: want{"omni.model": "org/m1"}},
 		{name: "served model name over model", args: []string{"--model", "org/m1", "--served-model-name", "served"},
@@ -169,8 +170,8 @@ func TestBenchRejectsFlags(t *testing.T) {
 		{"num warmups -1", []string{"--num-warmups", "-1"}, "--num-warmups must not be negative"},
 		{"extra body not JSON", []string{"--extra-body", "{temperature: 0}"}, "--extra-body: want a JSON object"},
 		{"extra body an array", []string{"--extra-body", "[1]"}, "--extra-body: want a JSON object"},
-		{"endpoint", []string{"--endpoint", "/v1/completions"}, `--endpoint "/v1/completions": omnik bench supports /v1/chat/completions, /v1/images/generations, /v1/images/edits and /v1/audio/speech`},
-		{"backend", []string{"--backend", "openai"}, `--backend "openai": omnik bench supports openai-audio-speech, openai-chat-omni, openai-image-edits-omni, openai-images-omni`},
+		{"endpoint", []string{"--endpoint", "/v1/completions"}, `--endpoint "/v1/completions": omnik bench supports /v1/chat/completions, /v1/images/generations, /v1/images/edits, /v1/audio/speech and /v1/videos`},
+		{"backend", []string{"--backend", "openai"}, `--backend "openai": omnik bench supports openai-audio-speech, openai-chat-omni, openai-image-edits-omni, openai-images-omni, openai-videos-omni`},
 		{"stray argument", []string{"stray"}, `unexpected argument "stray": omnik bench takes flags only`},
 		{"goodput unknown key", []string{"--goodput", "latency:500"}, `goodput "latency:500": want KEY:ms with KEY one of ttft, tpot, e2el, ttfc, audio_ttfp`},
 		{"goodput no colon", []string{"--goodput", "ttft500"}, `goodput "ttft500": want KEY:ms`},
@@ -248,6 +249,9 @@ func TestBenchRequestsOnTheWire(t *testing.T) {
 			map[string]any{"n": 1.0, "temperature": 0.25}, nil},
 		{"/v1/images/edits", "ByteDance-Seed/BAGEL-7B-MoT", []string{"--dataset-name", "random-mm"}, false,
 			nil, []string{`name="image"; filename="image.png"`, `name="prompt"`, `name="model"`}},
+		// The poll settings stay off the form, as the reference keeps them.
+		{"/v1/videos", "Wan-AI/Wan2.2-T2V-A14B-Diffusers", []string{"--extra-body", `{"temperature":0.25,"poll_interval_s":0.01,"num_frames":17}`}, false,
+			nil, []string{`name="prompt"`, `name="model"`, `name="num_frames"`, `name="return_stage_metrics"`}},
 	} {
 		t.Run(strings.ReplaceAll(tc.endpoint, "/", "_"), func(t *testing.T) {
 			t.Parallel()
@@ -272,6 +276,9 @@ func TestBenchRequestsOnTheWire(t *testing.T) {
 						if !strings.Contains(body, f) {
 							t.Errorf("multipart body lacks %q", f)
 						}
+					}
+					if strings.Contains(body, "poll_") {
+						t.Errorf("the poll settings went on the form: %s", body)
 					}
 					continue
 				}

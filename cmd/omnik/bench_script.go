@@ -27,7 +27,7 @@ var benchJS string
 const benchImport = "import bench from 'omnik/bench';\n"
 
 // benchBackends are the --backend values, each a sender of benchJS.
-var benchBackends = []string{"openai-audio-speech", "openai-chat-omni", backendImageEdits, "openai-images-omni"}
+var benchBackends = []string{"openai-audio-speech", "openai-chat-omni", backendImageEdits, "openai-images-omni", "openai-videos-omni"}
 
 // benchPlan is what `omnik bench` turns its flags into: the scenario's parameters and
 // options, and the values the summary and the result file need.

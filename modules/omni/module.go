@@ -183,6 +183,9 @@ func (m *Module) api(vu *js.VU, c *target, ms *mirrors) *goja.Object {
 	_ = audio.Set("stream", m.streamFn(vu, get))
 	_ = o.Set("audio", audio)
 	_ = o.Set("realtime", m.realtimeFn(vu, get))
+	videos := rt.NewObject()
+	_ = videos.Set("generate", m.videoFn(vu, get))
+	_ = o.Set("videos", videos)
 	_ = o.Set("client", func(cfg map[string]any) *goja.Object {
 		vu.RequireInitContext("omni.client()")
 		nc, mirror, err := m.newScriptClient(cfg)

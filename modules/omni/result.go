@@ -55,6 +55,9 @@ func resultObject(rt *goja.Runtime, r *record.Record, p params) map[string]any {
 	if r.Endpoint == record.EndpointAudioStream {
 		res["utterances"] = utterancesObject(r)
 	}
+	if r.Endpoint == record.EndpointVideos {
+		res["video"] = videoObject(r)
+	}
 	if p.keepImages && len(r.Images.Data) > 0 {
 		data := make([]any, len(r.Images.Data))
 		for i, b := range r.Images.Data {

@@ -239,7 +239,11 @@ func (c *call) finish(end time.Time) *record.Record {
 	return c.b.Finish(end)
 }
 
-func (c *call) httpError() {
+func (c *call) httpError() { c.b.Fail(record.KindHTTPStatus, c.httpErrorText()) }
+
+// httpErrorText says what a non-2xx answer said: its status and the message of its
+// error body.
+func (c *call) httpErrorText() string {
 	body, _ := io.ReadAll(io.LimitReader(c.resp.Body, 64<<10))
 	msg := string(bytes.TrimSpace(body))
 	var ch chunk.Chunk
@@ -251,11 +255,17 @@ func (c *call) httpError() {
 			msg = ch.Detail.Message
 		}
 	}
-	c.b.Fail(record.KindHTTPStatus, fmt.Sprintf("HTTP %s: %s", c.resp.Status, msg))
+	return fmt.Sprintf("HTTP %s: %s", c.resp.Status, msg)
 }
 
 // fail classifies a transport or reader error into a failure kind.
 func (c *call) fail(err error) {
+	kind, err := c.failure(err)
+	c.b.Fail(kind, err.Error())
+}
+
+// failure is the kind of a transport or reader error and the error as a record says it.
+func (c *call) failure(err error) (string, error) {
 	kind := record.KindReset
 	switch {
 	case c.stalled.Load():
@@ -278,7 +288,7 @@ func (c *call) fail(err error) {
 	case c.resp == nil:
 		kind = record.KindConnect
 	}
-	c.b.Fail(kind, err.Error())
+	return kind, err
 }
 
 // readBody reads a whole non-streamed body, touching the stall clock on every read. Its

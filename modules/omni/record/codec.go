@@ -16,7 +16,7 @@ import (
 // snake_case keys, offsets as float milliseconds in "…_ms" keys, counts as integers.
 // A change that renames or re-types a key bumps the major version; a key added later
 // bumps the minor one ("omnik.record/v2.1"), which older readers ignore.
-const Schema = "omnik.record/v2.3"
+const Schema = "omnik.record/v2.4"
 
 const (
 	schemaPrefix = "omnik.record/v"
@@ -66,6 +66,7 @@ type wire struct {
 	Stages        map[string]chunk.Stage `json:"stages,omitempty"`
 	TextSentMS    []float64              `json:"text_sent_ms,omitempty"`
 	Utterances    []wireUtterance        `json:"utterances,omitempty"`
+	Video         *wireVideo             `json:"video,omitempty"` // v2.4
 	Anomalies     []Anomaly              `json:"anomalies,omitempty"`
 	Realtime      *Turn                  `json:"realtime,omitempty"` // v2.3
 }
@@ -91,6 +92,23 @@ type wireUtterance struct {
 	DoneMS       *float64 `json:"done_ms"`
 	Frames       int64    `json:"frames"`
 	Seconds      float64  `json:"seconds"`
+}
+
+// wireVideo is Video with its offsets in ms; content_ms is null when the content was
+// not downloaded.
+type wireVideo struct {
+	JobID          string   `json:"job_id"`
+	Status         string   `json:"status"`
+	Polls          int      `json:"polls"`
+	PollIntervalMS float64  `json:"poll_interval_ms"`
+	PendingMS      float64  `json:"pending_ms"`
+	ContentMS      *float64 `json:"content_ms"`
+	Bytes          int64    `json:"bytes"`
+	Seconds        float64  `json:"seconds"`
+	Frames         int64    `json:"frames"`
+	FPS            float64  `json:"fps"`
+	Source         string   `json:"source,omitempty"`
+	GenerationMS   float64  `json:"generation_ms"`
 }
 
 // Millis is a duration as JSON float milliseconds, the unit of every "…_ms" key.
@@ -162,6 +180,11 @@ func (r *Record) MarshalJSON() ([]byte, error) {
 	if r.Images.Count > 0 || len(r.Images.StageDurations) > 0 || r.Images.PeakMemoryMB > 0 {
 		w.Images = &r.Images
 	}
+	if v := r.Video; r.Endpoint == EndpointVideos {
+		w.Video = &wireVideo{JobID: v.JobID, Status: v.Status, Polls: v.Polls, PollIntervalMS: Millis(v.PollInterval),
+			PendingMS: Millis(v.Pending), ContentMS: optMillis(v.Content), Bytes: v.Bytes, Seconds: v.Seconds,
+			Frames: v.Frames, FPS: v.FPS, Source: v.Source, GenerationMS: v.GenerationMS}
+	}
 	w.TextChunks = make([]wireTextChunk, len(r.TextChunks))
 	for i, c := range r.TextChunks {
 		w.TextChunks[i] = wireTextChunk{Millis(c.At), c.Bytes, c.Tokens}
@@ -226,6 +249,11 @@ func Decode(data []byte) (*Record, error) {
 	}
 	if w.Images != nil {
 		r.Images = *w.Images
+	}
+	if v := w.Video; v != nil {
+		r.Video = Video{JobID: v.JobID, Status: v.Status, Polls: v.Polls, PollInterval: fromMillis(v.PollIntervalMS),
+			Pending: fromMillis(v.PendingMS), Content: fromOptMillis(v.ContentMS), Bytes: v.Bytes, Seconds: v.Seconds,
+			Frames: v.Frames, FPS: v.FPS, Source: v.Source, GenerationMS: v.GenerationMS}
 	}
 	if len(w.TextChunks) > 0 {
 		r.TextChunks = make([]TextChunk, len(w.TextChunks))
@@ -294,6 +322,11 @@ func (w *wire) inRange() error {
 				return bad(field)
 			}
 		}
+	}
+	if v := w.Video; v != nil && (!ms(v.PollIntervalMS) || !ms(v.PendingMS) || !optMS(v.ContentMS) || v.Polls < 0 ||
+		v.Bytes < 0 || v.Frames < 0 || !(v.Seconds >= 0 && v.Seconds <= MaxStageValue) || !(v.FPS >= 0 && v.FPS <= MaxStageValue) ||
+		!(v.GenerationMS >= 0 && v.GenerationMS <= MaxStageValue)) {
+		return bad("video")
 	}
 	for _, u := range w.Utterances {
 		if !ms(u.StartMS) || !optMS(u.ReadyMS) || !optMS(u.FirstAudioMS) || !optMS(u.DoneMS) {

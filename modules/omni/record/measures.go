@@ -7,6 +7,7 @@ const (
 	ModalityText  = "text"
 	ModalityAudio = "audio"
 	ModalityImage = "image"
+	ModalityVideo = "video"
 )
 
 // Measure is one per-request distribution of a successful request: the omni Trend metric
@@ -70,6 +71,18 @@ var Measures = []Measure{
 	}},
 	{"image_generation", ModalityImage, true, addFloat(ImageGenerationMS)},
 	{"denoise_step", ModalityImage, true, addFloat(DenoiseStepMS)},
+	{"video_rtf", ModalityVideo, false, addFloat(VideoRTF)},
+	{"video_generation", ModalityVideo, true, func(r *Record, add func(float64)) {
+		if r.Endpoint == EndpointVideos && r.Video.GenerationMS > 0 {
+			add(r.Video.GenerationMS)
+		}
+	}},
+	{"video_duration", ModalityVideo, true, func(r *Record, add func(float64)) {
+		if r.Endpoint == EndpointVideos && r.Video.Seconds > 0 {
+			add(r.Video.Seconds * 1000)
+		}
+	}},
+	{"video_poll_window", ModalityVideo, true, addDuration(VideoPollWindow)},
 }
 
 // MeasureNamed returns the measure of that name; it panics on a name not in Measures, a

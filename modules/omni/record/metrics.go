@@ -1,9 +1,6 @@
 package record
 
-import (
-	"strings"
-	"time"
-)
+import "time"
 
 // The functions below compute omni-metrics.md §3 from a Record. Each returns ok = false
 // when the request has no such sample (the reference then adds nothing to its list).
@@ -172,14 +169,11 @@ func ImageGenerationMS(r *Record) (float64, bool) {
 			sum += s.Values["stage_gen_time_ms"]
 		}
 	}
-	if sum > 0 {
-		return sum, true
+	if sum > 0 || r.Endpoint == EndpointVideos {
+		// A video job's stage_durations time its video: VideoGenerationMS.
+		return sum, sum > 0
 	}
-	for k, v := range r.Images.StageDurations {
-		if strings.HasSuffix(k, "_gen_ms") {
-			sum = max(sum, v)
-		}
-	}
+	sum = LargestGenMS(r.Images.StageDurations)
 	return sum, sum > 0
 }
 

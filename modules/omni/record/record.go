@@ -22,6 +22,7 @@ const (
 	EndpointImageEdit   = "images_edit"
 	EndpointAudioStream = "audio_stream"
 	EndpointRealtime    = "realtime" // one record per turn of a realtime session
+	EndpointVideos      = "videos"
 )
 
 // Error kinds: the `error` tag of a failed request.
@@ -38,13 +39,14 @@ const (
 	KindInterrupted = "interrupted"        // the run stopped the request: not the server's failure
 	KindWAVBroken   = "wav_broken"         // an audio chunk whose WAV header cannot be read
 	KindOversized   = "oversized_event"    // an event larger than the reader accepts
+	KindJobFailed   = "job_failed"         // an async job (a video) reported status failed
 )
 
 // ErrorKinds are the error kinds a request may fail with, for what names them before
 // any request has (a gate of omnik compare on failures of one kind).
 func ErrorKinds() []string {
 	return []string{KindHTTPStatus, KindStreamError, KindTruncated, KindReset, KindConnect, KindMalformed,
-		KindStall, KindTimeout, KindWAVBroken, KindOversized, KindTLS}
+		KindStall, KindTimeout, KindWAVBroken, KindOversized, KindTLS, KindJobFailed}
 }
 
 // Metadata keys of a mirrored call's records (omni.client({mirror: true})): each record
@@ -98,6 +100,7 @@ type Record struct {
 	Usage  Usage
 	Audio  Audio
 	Images Images
+	Video  Video // async video jobs only
 	// Stages merges every chunk's metrics.stage_metrics by stage id, a later entry
 	// replacing an earlier one, so each stage yields exactly one row.
 	Stages map[string]chunk.Stage

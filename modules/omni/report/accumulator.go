@@ -26,6 +26,8 @@ type Accumulator struct {
 	images                  int
 	audioSeconds            float64 // summed in arrival order, as the reference sums its list
 	audioFrames, pixels     int64
+	videoSeconds            float64
+	videoFrames             int64
 	lists                   []list
 	// timeline is nil when the requests' events are in others' timelines: peaksOf, whose
 	// union the requests are.
@@ -42,7 +44,7 @@ type list struct {
 
 // globalLists are the measures with a global block or result key, in Result order.
 var globalLists = []string{"e2el", "ttft", "ttfc", "tpot", "itl", "audio_ttfp", "audio_rtf",
-	"audio_duration", "audio_underrun", "image_generation", "denoise_step"}
+	"audio_duration", "audio_underrun", "image_generation", "denoise_step", "video_rtf", "video_generation"}
 
 // NewAccumulator returns an empty Accumulator. opts are fixed here because requests are
 // judged against the SLOs and the continuity threshold as they arrive.
@@ -94,6 +96,10 @@ func (a *Accumulator) Add(r *record.Record) {
 	}
 	a.images += record.ImageCount(r)
 	a.pixels += r.Images.Pixels
+	if r.Endpoint == record.EndpointVideos {
+		a.videoSeconds += r.Video.Seconds
+		a.videoFrames += r.Video.Frames
+	}
 	if isGood(r, a.opts.Goodput) {
 		a.good++
 	}
@@ -171,6 +177,10 @@ func (a *Accumulator) Result(duration time.Duration) *Result {
 	r.AudioDuration = a.dist("audio_duration", ps, 1000)
 	r.AudioUnderrun = a.dist("audio_underrun", ps, 1000)
 	r.ImageGeneration = a.dist("image_generation", ps, 1)
+	r.VideoTotalDuration, r.VideoTotalFrames = a.videoSeconds, a.videoFrames
+	r.VideoThroughput = perSecond(a.videoSeconds, dur)
+	r.VideoRTF = a.dist("video_rtf", ps, 1)
+	r.VideoGeneration = a.dist("video_generation", ps, 1)
 	ids := slices.Sorted(maps.Keys(a.stages))
 	r.Stages = make([]StageResult, len(ids))
 	for i, id := range ids {

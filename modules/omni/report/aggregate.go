@@ -46,6 +46,12 @@ type Result struct {
 	MeanDenoiseStepMS float64
 	ImageGeneration   Dist // ms, requests with a generation time
 
+	VideoTotalDuration float64 // s
+	VideoTotalFrames   int64
+	VideoThroughput    float64 // video seconds per second of the run
+	VideoRTF           Dist    // video jobs with a duration
+	VideoGeneration    Dist    // ms, video jobs whose server reported a generation time
+
 	Stages []StageResult
 }
 

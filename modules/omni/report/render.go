@@ -110,14 +110,17 @@ func (p *printer) serving(r *Result, sel selection) {
 	if r.Images > 0 {
 		p.image(r)
 	}
+	if r.hasVideo() {
+		p.video(r)
+	}
 }
 
 func (r *Result) hasAudio() bool { return r.AudioTotalDuration > 0 || r.AudioTotalFrames > 0 }
 
 // text prints the Text Result section as latest upstream: nothing for text-less image
-// runs, only the input tokens for text-less audio (speech) runs.
+// and video runs, only the input tokens for text-less audio (speech) runs.
 func (p *printer) text(r *Result, sel selection) {
-	if r.TotalOutput <= 0 && r.Images > 0 {
+	if r.TotalOutput <= 0 && (r.Images > 0 || r.hasVideo()) {
 		return
 	}
 	p.header(" Text Result ", '=')

@@ -78,6 +78,12 @@ func SaveResult(r *Result, info RunInfo, metrics []string) map[string]any {
 		// Σ input audio / duration for ASR runs: omnik sends no input audio to transcribe.
 		"rtfx": 0.0,
 	}
+	if r.hasVideo() {
+		// Latest upstream's video keys, only for runs that made videos.
+		m["total_video_duration_s"], m["total_video_frames"], m["video_throughput"] = r.VideoTotalDuration, r.VideoTotalFrames, r.VideoThroughput
+		putDist(m, "video_rtf", r.VideoRTF)
+		putDist(m, "video_generation_ms", r.VideoGeneration)
+	}
 	for k, v := range info.Metadata {
 		m[k] = v
 	}
@@ -129,7 +135,7 @@ func omnikKeys(r *Result, sel selection) map[string]any {
 // list fit Options.ExactSamples.
 func (r *Result) ErrorBound() float64 {
 	ds := []Dist{r.E2EL, r.TTFT, r.TPOT, r.ITL, r.TTFC, r.AudioTTFP, r.AudioRTF, r.AudioDuration,
-		r.AudioUnderrun, r.ImageGeneration}
+		r.AudioUnderrun, r.ImageGeneration, r.VideoRTF, r.VideoGeneration}
 	for _, s := range r.Stages {
 		ds = append(ds, s.GenTime, s.Postprocess, s.ServingTTFT, s.TTFT, s.TPOT, s.ITL, s.ServingTTFP,
 			s.AudioRTF, s.AudioDurations, s.TTFC, s.TPOP, s.ICL)
