@@ -15,8 +15,10 @@ type Metrics struct {
 	Anomalies                                      *metrics.Metric // request_anomalies: one per request and anomaly kind
 	InputTokens, OutputTokens, Images, ImagePixels *metrics.Metric
 	DataSent, DataReceived                         *metrics.Metric // the built-in data_sent and data_received
-	measures                                       []measured
-	stages                                         []measuredStage
+	// The server's profile of a request and its stream-edge first events (server.go).
+	StageDuration, PeakMemory, EdgeEvent, EdgeHandoff *metrics.Metric
+	measures                                          []measured
+	stages                                            []measuredStage
 }
 
 // measured is a record.Measure with its Trend.
@@ -51,8 +53,12 @@ func RegisterMetrics(r *metrics.Registry) *Metrics {
 		Images:         counter("images"),
 		ImagePixels:    counter("image_pixels"),
 		// The built-ins, as metrics.RegisterBuiltins defines them (New returns the same metric).
-		DataSent:     r.MustNew("data_sent", metrics.Counter, metrics.Data),
-		DataReceived: r.MustNew("data_received", metrics.Counter, metrics.Data),
+		DataSent:      r.MustNew("data_sent", metrics.Counter, metrics.Data),
+		DataReceived:  r.MustNew("data_received", metrics.Counter, metrics.Data),
+		StageDuration: trend("stage_duration", true),
+		PeakMemory:    trend("peak_memory_mb", false),
+		EdgeEvent:     trend("stream_edge_event", true),
+		EdgeHandoff:   trend("stream_edge_handoff", true),
 	}
 	for _, ms := range record.Measures {
 		m.measures = append(m.measures, measured{ms, trend(ms.Name, ms.Time)})
@@ -113,6 +119,7 @@ func (m *Metrics) samples(r *record.Record) []metrics.Sample {
 			ms.Each(st, func(v float64) { add(ms.metric, stags, v) })
 		}
 	}
+	m.serverSamples(r, tags, add)
 	return out
 }
 
@@ -120,7 +127,8 @@ func (m *Metrics) samples(r *record.Record) []metrics.Sample {
 // measure, ITL entry (one per text chunk but for a chunk of several tokens), utterance
 // and stage list entry, so their slice is allocated once.
 func sampleCount(r *record.Record) int {
-	n := 8 + len(r.Anomalies) + len(record.Measures) + len(r.TextChunks) + 2*len(r.Utterances)
+	n := 9 + len(r.Anomalies) + len(record.Measures) + len(r.TextChunks) + 2*len(r.Utterances) +
+		len(r.Images.StageDurations) + 5*len(r.Edges)
 	for _, st := range r.Stages {
 		n += len(record.StageMeasures)
 		for _, l := range st.Lists {

@@ -16,7 +16,7 @@ import (
 // snake_case keys, offsets as float milliseconds in "…_ms" keys, counts as integers.
 // A change that renames or re-types a key bumps the major version; a key added later
 // bumps the minor one ("omnik.record/v2.1"), which older readers ignore.
-const Schema = "omnik.record/v2.2"
+const Schema = "omnik.record/v2.3"
 
 const (
 	schemaPrefix = "omnik.record/v"
@@ -64,6 +64,7 @@ type wire struct {
 	Audio         *Audio                 `json:"audio,omitempty"`
 	Images        *Images                `json:"images,omitempty"`
 	Stages        map[string]chunk.Stage `json:"stages,omitempty"`
+	StreamEdges   map[string]chunk.Edge  `json:"stream_edges,omitempty"` // v2.3
 	TextSentMS    []float64              `json:"text_sent_ms,omitempty"`
 	Utterances    []wireUtterance        `json:"utterances,omitempty"`
 	Anomalies     []Anomaly              `json:"anomalies,omitempty"`
@@ -148,7 +149,8 @@ func (r *Record) MarshalJSON() ([]byte, error) {
 		Schema: Schema, Endpoint: r.Endpoint, RequestID: r.RequestID, Status: r.Status, OK: r.OK(), Error: r.Err,
 		Scenario: r.Scenario, Tags: r.Tags, Metadata: r.Metadata, Start: &start, OffsetMS: Millis(r.Offset), E2ELMS: &e2el,
 		BytesSent: r.BytesSent, BytesReceived: r.BytesReceived, Usage: r.Usage,
-		ImageMS: millisList(r.ImageTimes), Stages: r.Stages, TextSentMS: millisList(r.TextSent), Anomalies: r.Anomalies,
+		ImageMS: millisList(r.ImageTimes), Stages: r.Stages, StreamEdges: r.Edges, TextSentMS: millisList(r.TextSent),
+		Anomalies: r.Anomalies,
 	}
 	if !r.IntendedStart.IsZero() {
 		lag := Millis(r.Start.Sub(r.IntendedStart))
@@ -213,7 +215,8 @@ func Decode(data []byte) (*Record, error) {
 		Endpoint: w.Endpoint, RequestID: w.RequestID, Status: w.Status, Err: w.Error, Scenario: w.Scenario,
 		Tags: w.Tags, Metadata: w.Metadata, Start: *w.Start, Offset: fromMillis(w.OffsetMS), End: fromMillis(*w.E2ELMS),
 		BytesSent: w.BytesSent, BytesReceived: w.BytesReceived, Usage: w.Usage,
-		ImageTimes: durations(w.ImageMS), Stages: w.Stages, TextSent: durations(w.TextSentMS), Anomalies: w.Anomalies,
+		ImageTimes: durations(w.ImageMS), Stages: w.Stages, Edges: w.StreamEdges, TextSent: durations(w.TextSentMS),
+		Anomalies: w.Anomalies,
 	}
 	if w.StartLagMS != nil {
 		r.IntendedStart = r.Start.Add(-fromMillis(*w.StartLagMS))
@@ -293,6 +296,34 @@ func (w *wire) inRange() error {
 	for _, u := range w.Utterances {
 		if !ms(u.StartMS) || !optMS(u.ReadyMS) || !optMS(u.FirstAudioMS) || !optMS(u.DoneMS) {
 			return bad("utterances")
+		}
+	}
+	return w.serverStatsInRange()
+}
+
+// serverStatsInRange holds a file's stage durations, peak memory and stream edges to
+// what the builder keeps of a response (bounds.go, edges.go).
+func (w *wire) serverStatsInRange() error {
+	bad := func(field string) error { return &FieldError{Field: field, Reason: "out of range"} }
+	if im := w.Images; im != nil {
+		if _, ok := saneDurations(im.StageDurations); !ok || len(im.StageDurations) > MaxStages {
+			return bad("images.stage_durations")
+		}
+		if !(im.PeakMemoryMB >= 0 && im.PeakMemoryMB <= MaxStageValue) {
+			return bad("images.peak_memory_mb")
+		}
+	}
+	if len(w.StreamEdges) > MaxStages {
+		return bad("stream_edges")
+	}
+	for key, e := range w.StreamEdges {
+		if _, _, _, ok := ParseEdge(key); !ok || len(e.Values) > maxEdgeEvents {
+			return bad("stream_edges")
+		}
+		for _, v := range e.Values {
+			if !(v >= 0 && v <= MaxStageValue) {
+				return bad("stream_edges")
+			}
 		}
 	}
 	return nil

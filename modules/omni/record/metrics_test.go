@@ -254,7 +254,7 @@ func TestBuilderImages(t *testing.T) {
 	b := NewBuilder(EndpointImages, t0)
 	b.OnImage(t0.Add(5*ms), 1024, 768, nil)
 	b.OnImage(t0.Add(5*ms), 512, 512, []byte("png"))
-	b.OnImageStats(map[string]float64{"dit_gen_ms": 3}, 100)
+	b.OnServerStats(map[string]float64{"dit_gen_ms": 3}, 100)
 	b.OnStageMetrics(&chunk.Metrics{StageDurations: map[string]float64{"vae_gen_ms": 4}, PeakMemoryMB: 50})
 	r := b.Finish(t0.Add(6 * ms))
 	im := r.Images
