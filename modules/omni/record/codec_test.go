@@ -29,6 +29,8 @@ func full() *Record {
 		Stages: map[string]chunk.Stage{"1": {ID: 1, Name: "talker", OutputUnitType: "stream", FinalOutputType: "latent", FinishReason: "stop",
 			Values: map[string]float64{"stage_id": 1, "stage_gen_time_ms": 16326.3, "serving_time_to_first_output_ms": 0},
 			Lists:  map[string][]float64{"inter_output_latencies_ms": {11.5, 12.1}}}},
+		Edges: map[string]chunk.Edge{"0->1:0": {Values: map[string]float64{"producer_first_nonempty_emit_ms": 12.5, "consumer_first_accept_ms": 14},
+			Clocks: map[string]string{"producer_first_nonempty_emit": "orchestrator"}}},
 		BytesSent: 120, BytesReceived: 4096,
 	}
 }
