@@ -240,7 +240,7 @@ func (s *Server) serveImages(w http.ResponseWriter, r *http.Request, job *imageJ
 		return
 	}
 	body := map[string]any{"created": time.Now().Unix(), "data": imageData(pngs),
-		"output_format": nil, "size": nil, "stage_durations": stageDurations(pl)}
+		"output_format": nil, "size": nil, "stage_durations": stageDurations(pl), "peak_memory_mb": pl.peakMemoryMB()}
 	if len(job.p.Stages) == 1 {
 		// Multi-stage pipelines leave these null (wire-formats.md §3).
 		body["output_format"], body["size"] = "png", fmt.Sprintf("%dx%d", job.width, job.height)

@@ -172,8 +172,10 @@ func ImageGenerationMS(r *Record) (float64, bool) {
 			sum += s.Values["stage_gen_time_ms"]
 		}
 	}
-	if sum > 0 {
-		return sum, true
+	if sum > 0 || r.Images.Count == 0 {
+		// The profile's *_gen_ms times an image only when there is one: a speech or chat
+		// response's profile times its other stages.
+		return sum, sum > 0
 	}
 	for k, v := range r.Images.StageDurations {
 		if strings.HasSuffix(k, "_gen_ms") {

@@ -72,7 +72,8 @@ func (a *Accumulator) requests() int { return a.completed + a.failed + a.interru
 // Add folds one finished request. Only successful requests enter a distribution; a
 // failure or an interruption only counts.
 func (a *Accumulator) Add(r *record.Record) {
-	if r.Endpoint != record.EndpointSpeech && r.Endpoint != record.EndpointAudioStream {
+	speech := r.Endpoint == record.EndpointSpeech || r.Endpoint == record.EndpointAudioStream
+	if !speech {
 		a.notSpeech++
 	}
 	if r.Interrupted() {
@@ -85,7 +86,11 @@ func (a *Accumulator) Add(r *record.Record) {
 	}
 	a.completed++
 	a.totalInput += r.Usage.Prompt
-	a.totalOutput += r.Usage.Completion
+	if !speech {
+		// A speech response's output tokens are codec tokens, not text: the reference
+		// counts none, so a TTS run's Text Result is its input tokens.
+		a.totalOutput += r.Usage.Completion
+	}
 	for _, l := range a.lists {
 		l.measure.Each(r, l.add)
 	}
