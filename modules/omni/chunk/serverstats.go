@@ -18,19 +18,7 @@ type Durations map[string]float64
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (d *Durations) UnmarshalJSON(b []byte) error {
-	*d = nil
-	var raw map[string]json.RawMessage
-	if json.Unmarshal(b, &raw) != nil {
-		return nil
-	}
-	for k, v := range raw {
-		if f, ok := number(v); ok {
-			if *d == nil {
-				*d = make(Durations, len(raw))
-			}
-			(*d)[k] = f
-		}
-	}
+	*d = lenientObject(b, number)
 	return nil
 }
 
@@ -73,21 +61,10 @@ type Edges map[string]Edge
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (e *Edges) UnmarshalJSON(b []byte) error {
-	*e = nil
-	var raw map[string]json.RawMessage
-	if json.Unmarshal(b, &raw) != nil {
-		return nil
-	}
-	for k, v := range raw {
+	*e = lenientObject(b, func(v json.RawMessage) (Edge, bool) {
 		var edge Edge
-		if edge.UnmarshalJSON(v) != nil {
-			continue
-		}
-		if *e == nil {
-			*e = make(Edges, len(raw))
-		}
-		(*e)[k] = edge
-	}
+		return edge, edge.UnmarshalJSON(v) == nil
+	})
 	return nil
 }
 
@@ -111,15 +88,26 @@ func (e *Edge) UnmarshalJSON(b []byte) error {
 
 // clocks reads clock_domains, keeping its string values.
 func clocks(b json.RawMessage) map[string]string {
+	return lenientObject(b, func(v json.RawMessage) (string, bool) {
+		var s string
+		return s, json.Unmarshal(v, &s) == nil
+	})
+}
+
+// lenientObject is the entries of a JSON object that parse, nil for anything but an
+// object or for none.
+func lenientObject[V any](b []byte, parse func(json.RawMessage) (V, bool)) map[string]V {
 	var raw map[string]json.RawMessage
 	if json.Unmarshal(b, &raw) != nil {
 		return nil
 	}
-	out := map[string]string{}
+	var out map[string]V
 	for k, v := range raw {
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			out[k] = s
+		if x, ok := parse(v); ok {
+			if out == nil {
+				out = make(map[string]V, len(raw))
+			}
+			out[k] = x
 		}
 	}
 	return out
