@@ -44,7 +44,7 @@ type metricsObject struct {
 	NumTokensIn     int                      `json:"num_tokens_in"`
 	NumTokensOut    int                      `json:"num_tokens_out"`
 	// The request's profile and stream-edge snapshot (serverstats.go).
-	StageDurations map[string]float64      `json:"stage_durations,omitempty"`
+	StageDurations json.RawMessage         `json:"stage_durations,omitempty"`
 	PeakMemoryMB   float64                 `json:"peak_memory_mb"`
 	StreamEdges    map[string]edgeSnapshot `json:"stream_edges,omitempty"`
 }

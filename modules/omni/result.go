@@ -97,8 +97,8 @@ func utterancesObject(r *record.Record) []any {
 // durationsObject is stage_durations as the server sent it, an empty object for none.
 func durationsObject(r *record.Record) map[string]any {
 	out := make(map[string]any, len(r.Images.StageDurations))
-	for k, v := range r.Images.StageDurations {
-		out[k] = v
+	for _, d := range r.Images.StageDurations {
+		out[d.Key] = d.Value
 	}
 	return out
 }

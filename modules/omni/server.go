@@ -14,8 +14,8 @@ import (
 // edge's first events (stream_edge_event, tagged edge and event) and hand-off time
 // (stream_edge_handoff, tagged edge).
 func (m *Metrics) serverSamples(r *record.Record, tags *metrics.TagSet, add func(*metrics.Metric, *metrics.TagSet, float64)) {
-	for _, k := range slices.Sorted(maps.Keys(r.Images.StageDurations)) {
-		add(m.StageDuration, tags.With("key", k), record.StageDurationMS(k, r.Images.StageDurations[k]))
+	for _, d := range r.Images.StageDurations {
+		add(m.StageDuration, tags.With("key", d.Key), record.StageDurationMS(d.Key, d.Value))
 	}
 	if r.Images.PeakMemoryMB > 0 {
 		add(m.PeakMemory, tags, r.Images.PeakMemoryMB)

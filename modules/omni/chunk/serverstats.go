@@ -11,15 +11,77 @@ import (
 // number, and a field the schema does not fix yet (stream edges, vllm-project/vllm-omni
 // #6472) must never fail a request that streamed well.
 
+// Duration is one stage_durations entry.
+type Duration struct {
+	Key   string
+	Value float64
+}
+
 // Durations is a stage_durations object: profiler keys to seconds, or milliseconds for
-// keys ending in _ms. Values that are not numbers are skipped, as upstream skips them;
-// anything but an object is no durations.
-type Durations map[string]float64
+// keys ending in _ms, in the order the server sent them (the reference prints its rows in
+// that order). Values that are not numbers are skipped, as upstream skips them; anything
+// but an object is no durations. A key sent twice keeps its first place and its last
+// value, as a Python dict does.
+type Durations []Duration
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (d *Durations) UnmarshalJSON(b []byte) error {
-	*d = lenientObject(b, number)
+	*d = nil
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	at := map[string]int{}
+	for dec.More() {
+		t, err := dec.Token()
+		var v json.RawMessage
+		if err != nil || dec.Decode(&v) != nil {
+			*d = nil
+			return nil
+		}
+		key, _ := t.(string)
+		f, ok := number(v)
+		if !ok {
+			continue
+		}
+		if i, seen := at[key]; seen {
+			(*d)[i].Value = f
+			continue
+		}
+		at[key] = len(*d)
+		*d = append(*d, Duration{key, f})
+	}
 	return nil
+}
+
+// MarshalJSON writes the object in its order, which UnmarshalJSON reads back.
+func (d Durations) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, e := range d {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, err := json.Marshal(e.Key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(e.Value)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(b, k...), ':'), v...)
+	}
+	return append(b, '}'), nil
+}
+
+// Get is the value of key.
+func (d Durations) Get(key string) (float64, bool) {
+	for _, e := range d {
+		if e.Key == key {
+			return e.Value, true
+		}
+	}
+	return 0, false
 }
 
 // Number is a JSON number read leniently: anything else (a string, a bool, an object)

@@ -16,7 +16,7 @@ func TestServerStatsAreLenient(t *testing.T) {
 				"clock_domains":{"producer_first_nonempty_emit":"orchestrator","x":3},"future":"text"},
 			"bad":[1,2]}}}`)
 	d, peak := c.ServerStats()
-	if !reflect.DeepEqual(d, Durations{"diffuse": 1.5}) || peak != 512.5 {
+	if !reflect.DeepEqual(d, Durations{{"diffuse", 1.5}}) || peak != 512.5 {
 		t.Errorf("server stats %v %v", d, peak)
 	}
 	m := c.Metrics
@@ -44,5 +44,27 @@ func TestEdgeRoundTrip(t *testing.T) {
 	var back Edge
 	if err := back.UnmarshalJSON(b); err != nil || !reflect.DeepEqual(back, e) {
 		t.Fatalf("%s read back as %+v (%v)", b, back, err)
+	}
+}
+
+// stage_durations keep the server's key order (the reference's row order); a key sent
+// twice keeps its first place and its last value, as a Python dict; the order survives a
+// record file.
+func TestDurationsKeepTheServersOrder(t *testing.T) {
+	t.Parallel()
+	var d Durations
+	if err := d.UnmarshalJSON([]byte(`{"vae.decode":1,"diffuse":2,"vae.decode":3,"skip":"x","a_ms":4}`)); err != nil {
+		t.Fatal(err)
+	}
+	want := Durations{{"vae.decode", 3}, {"diffuse", 2}, {"a_ms", 4}}
+	if !reflect.DeepEqual(d, want) {
+		t.Fatalf("%v, want %v", d, want)
+	}
+	b, err := d.MarshalJSON()
+	if err != nil || string(b) != `{"vae.decode":3,"diffuse":2,"a_ms":4}` {
+		t.Fatalf("%s %v", b, err)
+	}
+	if v, ok := d.Get("diffuse"); !ok || v != 2 {
+		t.Errorf("Get = %v %v", v, ok)
 	}
 }

@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -160,7 +161,7 @@ func TestSpeechSSEStageMetrics(t *testing.T) {
 	if !r.OK() || len(r.Stages) != 2 || r.Stages["1"].Name != "code2wav" || r.Usage.Completion != 77 {
 		t.Fatalf("err %+v, stages %+v, usage %+v", r.Err, r.Stages, r.Usage)
 	}
-	if r.Images.PeakMemoryMB != 2048 || len(r.Images.StageDurations) != 1 || r.Images.StageDurations["queue_wait_ms"] != 4 {
+	if r.Images.PeakMemoryMB != 2048 || !reflect.DeepEqual(r.Images.StageDurations, chunk.Durations{{Key: "queue_wait_ms", Value: 4}}) {
 		t.Errorf("profile %+v", r.Images)
 	}
 	if v, ok := record.EdgeHandoffMS(r.Edges["0->1:0"]); !ok || v != 15 {

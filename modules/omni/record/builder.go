@@ -151,7 +151,7 @@ func (b *Builder) OnImage(t time.Time, w, h int, data []byte) {
 // OnServerStats takes stage_durations and peak_memory_mb, wherever the server put them
 // (top level, metrics, usage or a data entry, of any endpoint); later durations replace
 // earlier ones, and the peak is the largest reported.
-func (b *Builder) OnServerStats(durations map[string]float64, peakMB float64) {
+func (b *Builder) OnServerStats(durations chunk.Durations, peakMB float64) {
 	im := &b.r.Images
 	if d, ok := saneDurations(durations); !ok {
 		b.Flag(AnomalyStageValue, "stage_durations held a negative duration or one past MaxStageValue; dropped")
@@ -161,12 +161,7 @@ func (b *Builder) OnServerStats(durations map[string]float64, peakMB float64) {
 		b.Flag(AnomalyStageValue, fmt.Sprintf("peak_memory_mb %g; dropped", peakMB))
 		peakMB = 0
 	}
-	if len(durations) > 0 {
-		if im.StageDurations == nil {
-			im.StageDurations = make(map[string]float64, len(durations))
-		}
-		mergeBounded(b, im.StageDurations, durations)
-	}
+	b.mergeDurations(durations)
 	im.PeakMemoryMB = max(im.PeakMemoryMB, peakMB)
 }
 

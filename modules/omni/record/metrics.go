@@ -177,9 +177,9 @@ func ImageGenerationMS(r *Record) (float64, bool) {
 		// response's profile times its other stages.
 		return sum, sum > 0
 	}
-	for k, v := range r.Images.StageDurations {
-		if strings.HasSuffix(k, "_gen_ms") {
-			sum = max(sum, v)
+	for _, e := range r.Images.StageDurations {
+		if strings.HasSuffix(e.Key, "_gen_ms") {
+			sum = max(sum, e.Value)
 		}
 	}
 	return sum, sum > 0

@@ -243,9 +243,9 @@ type Images struct {
 	Pixels int64 `json:"pixels"` // Σ width·height of the images whose size could be read
 	// StageDurations and PeakMemoryMB are the server's profile of the request, from any
 	// endpoint (a speech or chat response carries them too, with no image).
-	StageDurations map[string]float64 `json:"stage_durations,omitempty"`
-	PeakMemoryMB   float64            `json:"peak_memory_mb,omitempty"`
-	Data           [][]byte           `json:"-"` // only when the caller asked to keep images; never in records
+	StageDurations chunk.Durations `json:"stage_durations,omitempty"`
+	PeakMemoryMB   float64         `json:"peak_memory_mb,omitempty"`
+	Data           [][]byte        `json:"-"` // only when the caller asked to keep images; never in records
 }
 
 // StageIDs returns the stage ids in ascending numeric order.

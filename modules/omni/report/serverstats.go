@@ -21,6 +21,7 @@ const maxServerKeys = 256
 type serverStats struct {
 	budget    int
 	durations map[string]series // by stage_durations key, values as sent
+	keys      []string          // the keys in the order first seen, the reference's row order
 	peak      series            // MB, values above 0
 	handoffs  map[string]series // by edge key, ms
 }
@@ -31,11 +32,15 @@ func newServerStats(budget int) serverStats {
 
 // add folds one successful request.
 func (s *serverStats) add(r *record.Record) {
-	for k, v := range r.Images.StageDurations {
+	for _, d := range r.Images.StageDurations {
 		// stage_N_gen_ms is the stage timing the Stage block already prints.
-		if !stageGenKey(k) {
-			s.list(s.durations, k).add(v)
+		if stageGenKey(d.Key) {
+			continue
 		}
+		if _, ok := s.durations[d.Key]; !ok && len(s.durations) < maxServerKeys {
+			s.keys = append(s.keys, d.Key)
+		}
+		s.list(s.durations, d.Key).add(d.Value)
 	}
 	if r.Images.PeakMemoryMB > 0 {
 		s.peak.add(r.Images.PeakMemoryMB)
@@ -59,8 +64,8 @@ func (s *serverStats) list(m map[string]series, key string) series {
 }
 
 func (s *serverStats) clone() serverStats {
-	c := serverStats{budget: s.budget, durations: make(map[string]series, len(s.durations)), peak: s.peak.clone(),
-		handoffs: make(map[string]series, len(s.handoffs))}
+	c := serverStats{budget: s.budget, durations: make(map[string]series, len(s.durations)), keys: slices.Clone(s.keys),
+		peak: s.peak.clone(), handoffs: make(map[string]series, len(s.handoffs))}
 	for k, l := range s.durations {
 		c.durations[k] = l.clone()
 	}
@@ -88,7 +93,7 @@ type EdgeResult struct {
 
 // results fills r's server-reported parts; stage names come from r.Stages.
 func (s *serverStats) results(r *Result, ps []float64) {
-	for _, k := range slices.Sorted(maps.Keys(s.durations)) {
+	for _, k := range s.keys {
 		unit := " (s)"
 		if strings.HasSuffix(k, "_ms") {
 			unit = " (ms)"

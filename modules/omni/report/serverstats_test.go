@@ -11,7 +11,7 @@ import (
 )
 
 // serverProfile adds a response's stage_durations and peak memory.
-func serverProfile(peakMB float64, durations map[string]float64) func(*record.Record) {
+func serverProfile(peakMB float64, durations chunk.Durations) func(*record.Record) {
 	return func(r *record.Record) { r.Images.StageDurations, r.Images.PeakMemoryMB = durations, peakMB }
 }
 
@@ -42,9 +42,10 @@ func speechStageRun() []*record.Record {
 		return stage(1, "code2wav", "audio", "audio", map[string]float64{"stage_gen_time_ms": gen,
 			"serving_time_to_first_output_ms": ttfp, "audio_frames": 48000, "audio_duration_s": 2}, nil)
 	}
-	profile := func(diffuse, encoder, queue float64) map[string]float64 {
-		return map[string]float64{"Wan22I2VPipeline.diffuse": diffuse, "Wan22I2VPipeline.text_encoder.forward": encoder,
-			"queue_wait_ms": queue, "vae2d.decode": 0.25, "stage_0_gen_ms": 800}
+	// In the server's order, which the rows keep.
+	profile := func(diffuse, encoder, queue float64) chunk.Durations {
+		return chunk.Durations{{Key: "queue_wait_ms", Value: queue}, {Key: "Wan22I2VPipeline.text_encoder.forward", Value: encoder},
+			{Key: "stage_0_gen_ms", Value: 800}, {Key: "Wan22I2VPipeline.diffuse", Value: diffuse}, {Key: "vae2d.decode", Value: 0.25}}
 	}
 	return []*record.Record{
 		req(at(0, 1200), speech(48000, 100, 1120), tokens(18, 77), withStages(talker(900, 60), code2wav(1000, 110)),
