@@ -1,10 +1,12 @@
 package record
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -62,12 +64,38 @@ type wire struct {
 	AudioChunks   []wireAudioChunk       `json:"audio_chunks,omitempty"`
 	ImageMS       []float64              `json:"image_ms,omitempty"`
 	Audio         *Audio                 `json:"audio,omitempty"`
-	Images        *Images                `json:"images,omitempty"`
+	Images        *wireImages            `json:"images,omitempty"`
 	Stages        map[string]chunk.Stage `json:"stages,omitempty"`
 	StreamEdges   map[string]chunk.Edge  `json:"stream_edges,omitempty"` // v2.3
 	TextSentMS    []float64              `json:"text_sent_ms,omitempty"`
 	Utterances    []wireUtterance        `json:"utterances,omitempty"`
 	Anomalies     []Anomaly              `json:"anomalies,omitempty"`
+}
+
+// wireImages is Images with the order of its stage_durations keys, which the Stage
+// Durations rows follow and a JSON object loses through tools that rewrite it (v2.3).
+type wireImages struct {
+	Images
+	DurationKeys []string `json:"stage_duration_keys,omitempty"`
+}
+
+// ordered is the durations in the order of keys; keys not listed follow in their order.
+func ordered(d chunk.Durations, keys []string) chunk.Durations {
+	rank := make(map[string]int, len(keys))
+	for i, k := range keys {
+		if _, dup := rank[k]; !dup {
+			rank[k] = i
+		}
+	}
+	place := func(e chunk.Duration) int {
+		if i, ok := rank[e.Key]; ok {
+			return i
+		}
+		return len(keys)
+	}
+	out := slices.Clone(d)
+	slices.SortStableFunc(out, func(a, b chunk.Duration) int { return cmp.Compare(place(a), place(b)) })
+	return out
 }
 
 type wireTextChunk struct {
@@ -160,7 +188,10 @@ func (r *Record) MarshalJSON() ([]byte, error) {
 		w.Audio = &r.Audio
 	}
 	if r.Images.Count > 0 || len(r.Images.StageDurations) > 0 || r.Images.PeakMemoryMB > 0 {
-		w.Images = &r.Images
+		w.Images = &wireImages{Images: r.Images}
+		for _, d := range r.Images.StageDurations {
+			w.Images.DurationKeys = append(w.Images.DurationKeys, d.Key)
+		}
 	}
 	w.TextChunks = make([]wireTextChunk, len(r.TextChunks))
 	for i, c := range r.TextChunks {
@@ -225,7 +256,8 @@ func Decode(data []byte) (*Record, error) {
 		r.Audio = *w.Audio
 	}
 	if w.Images != nil {
-		r.Images = *w.Images
+		r.Images = w.Images.Images
+		r.Images.StageDurations = ordered(r.Images.StageDurations, w.Images.DurationKeys)
 	}
 	if len(w.TextChunks) > 0 {
 		r.TextChunks = make([]TextChunk, len(w.TextChunks))
@@ -306,7 +338,7 @@ func (w *wire) inRange() error {
 func (w *wire) serverStatsInRange() error {
 	bad := func(field string) error { return &FieldError{Field: field, Reason: "out of range"} }
 	if im := w.Images; im != nil {
-		if _, ok := saneDurations(im.StageDurations); !ok || len(im.StageDurations) > MaxStages {
+		if _, ok := saneDurations(im.StageDurations); !ok || len(im.StageDurations) > MaxStages || len(im.DurationKeys) > MaxStages {
 			return bad("images.stage_durations")
 		}
 		if !(im.PeakMemoryMB >= 0 && im.PeakMemoryMB <= MaxStageValue) {

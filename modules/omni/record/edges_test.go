@@ -3,6 +3,7 @@ package record
 import (
 	"encoding/json"
 	"math"
+	"reflect"
 	"testing"
 	"time"
 
@@ -85,4 +86,28 @@ func FuzzServerStats(f *testing.F) {
 			t.Fatalf("a built record does not read back: %v\n%s", err, data)
 		}
 	})
+}
+
+// The profile's key order survives a tool that rewrites the file's JSON objects (their
+// keys then sorted): stage_duration_keys lists it.
+func TestDurationOrderSurvivesARewrite(t *testing.T) {
+	t.Parallel()
+	in := &Record{Endpoint: EndpointImages, Start: time.Unix(0, 0).UTC(),
+		Images: Images{StageDurations: chunk.Durations{{Key: "text_encoder.forward", Value: 0.5}, {Key: "diffuse", Value: 2}, {Key: "a_ms", Value: 3}}}}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var generic map[string]any
+	if err := json.Unmarshal(b, &generic); err != nil {
+		t.Fatal(err)
+	}
+	rewritten, _ := json.Marshal(generic)
+	out, err := Decode(rewritten)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(out.Images.StageDurations, in.Images.StageDurations) {
+		t.Errorf("order lost: %v from %s", out.Images.StageDurations, rewritten)
+	}
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"strconv"
@@ -21,26 +22,33 @@ const maxServerKeys = 256
 type serverStats struct {
 	budget    int
 	durations map[string]series // by stage_durations key, values as sent
-	keys      []string          // the keys in the order first seen, the reference's row order
-	peak      series            // MB, values above 0
-	handoffs  map[string]series // by edge key, ms
+	// places are each key's smallest index in a profile: the rows go in that order,
+	// the server's own when its profiles list the same keys (the reference lists them as
+	// its first request does). An order of the values, not of the requests, so that a
+	// merge of files, which folds records in another order, prints the same rows.
+	places   map[string]int
+	peak     series            // MB, values above 0
+	handoffs map[string]series // by edge key, ms
 }
 
 func newServerStats(budget int) serverStats {
-	return serverStats{budget: budget, durations: map[string]series{}, peak: newSeries(budget), handoffs: map[string]series{}}
+	return serverStats{budget: budget, durations: map[string]series{}, places: map[string]int{}, peak: newSeries(budget),
+		handoffs: map[string]series{}}
 }
 
 // add folds one successful request.
 func (s *serverStats) add(r *record.Record) {
-	for _, d := range r.Images.StageDurations {
+	for i, d := range r.Images.StageDurations {
 		// stage_N_gen_ms is the stage timing the Stage block already prints.
 		if stageGenKey(d.Key) {
 			continue
 		}
-		if _, ok := s.durations[d.Key]; !ok && len(s.durations) < maxServerKeys {
-			s.keys = append(s.keys, d.Key)
-		}
 		s.list(s.durations, d.Key).add(d.Value)
+		if _, kept := s.durations[d.Key]; kept {
+			if at, ok := s.places[d.Key]; !ok || i < at {
+				s.places[d.Key] = i
+			}
+		}
 	}
 	if r.Images.PeakMemoryMB > 0 {
 		s.peak.add(r.Images.PeakMemoryMB)
@@ -64,7 +72,7 @@ func (s *serverStats) list(m map[string]series, key string) series {
 }
 
 func (s *serverStats) clone() serverStats {
-	c := serverStats{budget: s.budget, durations: make(map[string]series, len(s.durations)), keys: slices.Clone(s.keys),
+	c := serverStats{budget: s.budget, durations: make(map[string]series, len(s.durations)), places: maps.Clone(s.places),
 		peak: s.peak.clone(), handoffs: make(map[string]series, len(s.handoffs))}
 	for k, l := range s.durations {
 		c.durations[k] = l.clone()
@@ -93,7 +101,10 @@ type EdgeResult struct {
 
 // results fills r's server-reported parts; stage names come from r.Stages.
 func (s *serverStats) results(r *Result, ps []float64) {
-	for _, k := range s.keys {
+	keys := slices.SortedFunc(maps.Keys(s.durations), func(a, b string) int {
+		return cmp.Or(cmp.Compare(s.places[a], s.places[b]), strings.Compare(a, b))
+	})
+	for _, k := range keys {
 		unit := " (s)"
 		if strings.HasSuffix(k, "_ms") {
 			unit = " (ms)"
@@ -101,9 +112,9 @@ func (s *serverStats) results(r *Result, ps []float64) {
 		r.StageDurations = append(r.StageDurations, StageDuration{k, durationLabel(k), unit, s.durations[k].dist([]float64{99}, 1)})
 	}
 	r.PeakMemory = s.peak.dist(ps, 1)
-	keys := slices.Collect(maps.Keys(s.handoffs))
-	record.SortEdgeKeys(keys)
-	for _, k := range keys {
+	edges := slices.Collect(maps.Keys(s.handoffs))
+	record.SortEdgeKeys(edges)
+	for _, k := range edges {
 		from, to, _, _ := record.ParseEdge(k)
 		r.Edges = append(r.Edges, EdgeResult{Key: k, From: from, To: to, FromName: r.stageName(from),
 			ToName: r.stageName(to), Handoff: s.handoffs[k].dist(ps, 1)})
