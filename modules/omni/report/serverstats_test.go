@@ -163,3 +163,21 @@ func TestEdgeHandoffs(t *testing.T) {
 		t.Errorf("edges %v: want the cross-clock one left out and numeric order", keys)
 	}
 }
+
+// --save-result keeps the reference's keys and puts the profile and the hand-offs under
+// "omnik".
+func TestSaveResultServerKeys(t *testing.T) {
+	t.Parallel()
+	r := aggregate(speechStageRun(), 4*time.Second, Options{})
+	m := SaveResult(r, RunInfo{}, nil)
+	o := m["omnik"].(map[string]any)
+	d := o["stage_durations"].(map[string]any)["queue_wait_ms"].(map[string]any)
+	e := o["stream_edges"].(map[string]any)["0->1:0"].(map[string]any)
+	if o["mean_peak_memory_mb"] != 2560.0 || d["mean"] != 12.0 || d["p99"] != r.StageDurations[0].Dist.Percentiles[0].Value ||
+		e["mean_handoff_ms"] != 22.5 || m["total_output_tokens"] != 0 {
+		t.Errorf("omnik keys %v, total output %v", o, m["total_output_tokens"])
+	}
+	if _, ok := m["mean_peak_memory_mb"]; ok {
+		t.Error("a reference-level key the reference's file may not have")
+	}
+}
