@@ -172,7 +172,7 @@ func ImageGenerationMS(r *Record) (float64, bool) {
 			sum += s.Values["stage_gen_time_ms"]
 		}
 	}
-	if sum > 0 || r.Images.Count == 0 {
+	if sum > 0 || ImageCount(r) == 0 {
 		// The profile's *_gen_ms times an image only when there is one: a speech or chat
 		// response's profile times its other stages.
 		return sum, sum > 0

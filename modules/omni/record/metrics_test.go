@@ -298,3 +298,17 @@ func TestUtterances(t *testing.T) {
 		t.Errorf("sent %v frames %d", r.TextSent, r.Audio.Frames)
 	}
 }
+
+// A speech or chat response's profile times its stages: its *_gen_ms is no image
+// generation time without an image.
+func TestProfileTimesAnImageOnlyWithOne(t *testing.T) {
+	t.Parallel()
+	r := &Record{Endpoint: EndpointSpeech, Images: Images{StageDurations: chunk.Durations{{Key: "talker_gen_ms", Value: 900}}}}
+	if v, ok := ImageGenerationMS(r); ok {
+		t.Errorf("image generation %v from a speech profile", v)
+	}
+	r.Images.Count = 1
+	if v, ok := ImageGenerationMS(r); !ok || v != 900 {
+		t.Errorf("image generation %v %v", v, ok)
+	}
+}
