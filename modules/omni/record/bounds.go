@@ -108,11 +108,16 @@ func (b *Builder) tokens(name string, n int) int {
 	return MaxTokens
 }
 
+// flagStagesCut flags a response naming more than MaxStages of something.
+func (b *Builder) flagStagesCut() {
+	b.Flag(AnomalyStagesCut, fmt.Sprintf("more than %d stages, stage durations or stream edges in one response; the rest were not kept", MaxStages))
+}
+
 // mergeBounded copies src into dst, adding at most MaxStages keys in all.
 func mergeBounded[V any](b *Builder, dst, src map[string]V) {
 	for k, v := range src {
 		if _, ok := dst[k]; !ok && len(dst) >= MaxStages {
-			b.Flag(AnomalyStagesCut, fmt.Sprintf("more than %d stages or stage durations in one response; the rest were not kept", MaxStages))
+			b.flagStagesCut()
 			continue
 		}
 		dst[k] = v
@@ -234,7 +239,7 @@ func (b *Builder) mergeDurations(d chunk.Durations) {
 		case i >= 0:
 			im.StageDurations[i].Value = e.Value
 		case len(im.StageDurations) >= MaxStages:
-			b.Flag(AnomalyStagesCut, fmt.Sprintf("more than %d stages or stage durations in one response; the rest were not kept", MaxStages))
+			b.flagStagesCut()
 		default:
 			im.StageDurations = append(im.StageDurations, e)
 		}
