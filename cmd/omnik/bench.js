@@ -68,7 +68,9 @@ const senders = {
   'openai-image-edits-omni': (s, params) => omni.images.edit({
     prompt: s.prompt, image: s.imageFiles, stream: true, return_stage_metrics: bench.returnStageMetrics, ...bench.extraBody,
   }, params),
-  'openai-images-omni': (s, params) => omni.images.generate({ prompt: s.prompt, n: 1, ...bench.extraBody }, params),
+  'openai-images-omni': (s, params) => omni.images.generate({
+    prompt: s.prompt, n: 1, ...(bench.returnStageMetrics ? { return_stage_metrics: true } : {}), ...bench.extraBody,
+  }, params),
 };
 
 // Every request carries its sample's prompt length: the input tokens of a server that
