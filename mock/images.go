@@ -240,7 +240,7 @@ func (s *Server) serveImages(w http.ResponseWriter, r *http.Request, job *imageJ
 		return
 	}
 	body := map[string]any{"created": time.Now().Unix(), "data": imageData(pngs),
-		"output_format": nil, "size": nil, "stage_durations": stageDurations(pl)}
+		"output_format": nil, "size": nil, "stage_durations": stageDurations(pl), "peak_memory_mb": pl.peakMemoryMB()}
 	if len(job.p.Stages) == 1 {
 		// Multi-stage pipelines leave these null (wire-formats.md §3).
 		body["output_format"], body["size"] = "png", fmt.Sprintf("%dx%d", job.width, job.height)
@@ -259,15 +259,20 @@ func imageData(pngs [][]byte) []map[string]any {
 	return out
 }
 
-// stageDurations is the per-stage generation time map image responses carry.
-func stageDurations(pl *pipeline) map[string]float64 {
-	out := map[string]float64{}
+// stageDurations is the per-stage generation time object image responses carry, in
+// stage order as a server's profiler records it (clients print its rows in that order).
+func stageDurations(pl *pipeline) json.RawMessage {
+	b := []byte{'{'}
 	for _, m := range pl.finished {
 		if m != nil {
-			out[m.StageName+"_gen_ms"] = m.StageGenTimeMs
+			if len(b) > 1 {
+				b = append(b, ',')
+			}
+			key, _ := json.Marshal(m.StageName + "_gen_ms")
+			b = append(append(append(b, key...), ':'), strconv.FormatFloat(m.StageGenTimeMs, 'f', -1, 64)...)
 		}
 	}
-	return out
+	return append(b, '}')
 }
 
 // writeImageFile answers response_format "file": a PNG, or a zip when n > 1.

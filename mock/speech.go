@@ -19,6 +19,9 @@ type speechRequest struct {
 	Stream         bool            `json:"stream"`
 	StreamFormat   string          `json:"stream_format"`
 	Seed           *int64          `json:"seed"`
+	// ReturnStageMetrics puts the stage metrics on speech.audio.done (SSE only: a raw
+	// stream has nowhere to carry them).
+	ReturnStageMetrics json.RawMessage `json:"return_stage_metrics"`
 }
 
 // speechJob is one validated /v1/audio/speech request.
@@ -201,7 +204,11 @@ func (s *Server) speechSSE(ctx context.Context, w http.ResponseWriter, job *spee
 	if err != nil {
 		return
 	}
-	_ = out.send(ctx, "speech.audio.done", map[string]any{"type": "speech.audio.done", "usage": speechUsage(pl)}, false)
+	done := map[string]any{"type": "speech.audio.done", "usage": speechUsage(pl)}
+	if truthy(job.req.ReturnStageMetrics) {
+		done["metrics"] = pl.allMetrics(true)
+	}
+	_ = out.send(ctx, "speech.audio.done", done, false)
 }
 
 // speechBody answers non-streaming speech: one file, usage in headers.

@@ -43,6 +43,10 @@ type metricsObject struct {
 	FinalOutputType string                   `json:"final_output_type"`
 	NumTokensIn     int                      `json:"num_tokens_in"`
 	NumTokensOut    int                      `json:"num_tokens_out"`
+	// The request's profile and stream-edge snapshot (serverstats.go).
+	StageDurations json.RawMessage         `json:"stage_durations,omitempty"`
+	PeakMemoryMB   float64                 `json:"peak_memory_mb"`
+	StreamEdges    map[string]edgeSnapshot `json:"stream_edges,omitempty"`
 }
 
 func msOf(d time.Duration) float64 {
@@ -133,7 +137,8 @@ func (pl *pipeline) metrics(want bool, cur int) json.RawMessage {
 		return json.RawMessage("null")
 	}
 	obj := metricsObject{StageMetrics: map[string]*stageMetrics{}, StageID: cur,
-		FinalOutputType: pl.stages[cur].FinalOutputType, NumTokensIn: pl.tokensIn}
+		FinalOutputType: pl.stages[cur].FinalOutputType, NumTokensIn: pl.tokensIn,
+		StageDurations: stageDurations(pl), PeakMemoryMB: pl.peakMemoryMB(), StreamEdges: pl.streamEdges()}
 	for id, m := range pl.finished {
 		if m != nil {
 			obj.StageMetrics[strconv.Itoa(id)] = m

@@ -54,14 +54,23 @@ const senders = {
       ...(bench.ignoreEOS ? { ignore_eos: true } : {}),
     }, params);
   },
-  'openai-audio-speech': (s, params) => omni.audio.speech({
-    input: s.prompt, stream: true, stream_format: 'audio', response_format: 'pcm', ...bench.extraBody,
-  }, params),
+  'openai-audio-speech': (s, params) => {
+    const body = {
+      input: s.prompt, stream: true, stream_format: 'audio', response_format: 'pcm',
+      ...(bench.returnStageMetrics ? { return_stage_metrics: true } : {}), ...bench.extraBody,
+    };
+    // As the reference (vllm-omni #4694): stage metrics ride on SSE events, which raw PCM
+    // cannot carry, so asking for them switches the stream, whatever the extra body says.
+    if (body.return_stage_metrics) Object.assign(body, { stream: true, stream_format: 'sse' });
+    return omni.audio.speech(body, params);
+  },
   // Streamed, as the reference sends edits: an AR stage's text chunks give TTFT and ITL.
   'openai-image-edits-omni': (s, params) => omni.images.edit({
     prompt: s.prompt, image: s.imageFiles, stream: true, return_stage_metrics: bench.returnStageMetrics, ...bench.extraBody,
   }, params),
-  'openai-images-omni': (s, params) => omni.images.generate({ prompt: s.prompt, n: 1, ...bench.extraBody }, params),
+  'openai-images-omni': (s, params) => omni.images.generate({
+    prompt: s.prompt, n: 1, ...(bench.returnStageMetrics ? { return_stage_metrics: true } : {}), ...bench.extraBody,
+  }, params),
   // An async job polled every poll_interval_s (2 s) for up to poll_timeout_s (6 h), which
   // the reference reads from the extra body and keeps off the form; like the reference,
   // it does not download the clip.

@@ -244,9 +244,9 @@ func TestBenchRequestsOnTheWire(t *testing.T) {
 		{"/v1/chat/completions", "Qwen/Qwen3-Omni-30B-A3B-Instruct", nil, true,
 			map[string]any{"max_tokens": 3.0, "ignore_eos": true, "temperature": 0.25, "return_stage_metrics": true, "stream": true}, nil},
 		{"/v1/audio/speech", "Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice", nil, true,
-			map[string]any{"stream": true, "response_format": "pcm", "temperature": 0.25}, nil},
+			map[string]any{"stream": true, "stream_format": "sse", "return_stage_metrics": true, "response_format": "pcm", "temperature": 0.25}, nil},
 		{"/v1/images/generations", "tencent/HunyuanImage-3.0", nil, true,
-			map[string]any{"n": 1.0, "temperature": 0.25}, nil},
+			map[string]any{"n": 1.0, "temperature": 0.25, "return_stage_metrics": true}, nil},
 		{"/v1/images/edits", "ByteDance-Seed/BAGEL-7B-MoT", []string{"--dataset-name", "random-mm"}, false,
 			nil, []string{`name="image"; filename="image.png"`, `name="prompt"`, `name="model"`}},
 		// The poll settings stay off the form, as the reference keeps them.

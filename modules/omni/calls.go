@@ -81,11 +81,16 @@ func chatDefaults(body map[string]any, model string) {
 	}
 }
 
-// speechDefaults always sends stream_format: older servers read stream:true as raw.
+// speechDefaults always sends stream_format: older servers read stream:true as raw. A call
+// that asks for stage metrics gets SSE, as the reference switches (vllm-project/vllm-omni
+// #4694): raw PCM has nowhere to carry them.
 func speechDefaults(body map[string]any, model string) {
 	modelDefault(body, model)
 	if _, ok := body["stream_format"]; !ok {
 		body["stream_format"] = "audio"
+		if want, _ := body["return_stage_metrics"].(bool); want {
+			body["stream_format"] = "sse"
+		}
 	}
 	if _, ok := body["response_format"]; !ok {
 		body["response_format"] = "pcm"

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/dop251/goja"
 	"github.com/omnik-dev/omnik/modules/omni/record"
@@ -41,8 +42,11 @@ func resultObject(rt *goja.Runtime, r *record.Record, p params) map[string]any {
 		"timings": timings,
 		"audio": map[string]any{"duration": r.Audio.Seconds, "frames": r.Audio.Frames, "sampleRate": r.Audio.SampleRate,
 			"format": r.Audio.Format, "chunks": len(r.AudioChunks)},
-		"images": map[string]any{"count": record.ImageCount(r), "width": r.Images.Width, "height": r.Images.Height, "pixels": r.Images.Pixels},
-		"stages": stagesObject(r),
+		"images":         map[string]any{"count": record.ImageCount(r), "width": r.Images.Width, "height": r.Images.Height, "pixels": r.Images.Pixels},
+		"stages":         stagesObject(r),
+		"stageDurations": durationsObject(r),
+		"peakMemoryMb":   r.Images.PeakMemoryMB,
+		"streamEdges":    edgesObject(r),
 	}
 	if r.Err != nil {
 		res["error"] = map[string]any{"kind": r.Err.Kind, "message": r.Err.Message}
@@ -89,6 +93,32 @@ func utterancesObject(r *record.Record) []any {
 			o["done"] = record.Millis(u.Done)
 		}
 		out[i] = o
+	}
+	return out
+}
+
+// durationsObject is stage_durations as the server sent it, an empty object for none.
+func durationsObject(r *record.Record) map[string]any {
+	out := make(map[string]any, len(r.Images.StageDurations))
+	for _, d := range r.Images.StageDurations {
+		out[d.Key] = d.Value
+	}
+	return out
+}
+
+// edgesObject is the stream-edge snapshot by edge: each event's elapsed ms by name (the
+// key without _ms), and handoff when record.EdgeHandoffMS derives one.
+func edgesObject(r *record.Record) map[string]any {
+	out := make(map[string]any, len(r.Edges))
+	for key, e := range r.Edges {
+		o := make(map[string]any, len(e.Values)+1)
+		for name, v := range e.Values {
+			o[strings.TrimSuffix(name, "_ms")] = v
+		}
+		if v, ok := record.EdgeHandoffMS(e); ok {
+			o["handoff"] = v
+		}
+		out[key] = o
 	}
 	return out
 }

@@ -15,9 +15,11 @@ type Metrics struct {
 	Anomalies                                      *metrics.Metric // request_anomalies: one per request and anomaly kind
 	InputTokens, OutputTokens, Images, ImagePixels *metrics.Metric
 	DataSent, DataReceived                         *metrics.Metric // the built-in data_sent and data_received
-	measures                                       []measured
-	stages                                         []measuredStage
-	realtime                                       realtimeMetrics
+	// The server's profile of a request and its stream-edge first events (server.go).
+	StageDuration, PeakMemory, EdgeEvent, EdgeHandoff *metrics.Metric
+	measures                                          []measured
+	stages                                            []measuredStage
+	realtime                                          realtimeMetrics
 }
 
 // measured is a record.Measure with its Trend.
@@ -52,8 +54,12 @@ func RegisterMetrics(r *metrics.Registry) *Metrics {
 		Images:         counter("images"),
 		ImagePixels:    counter("image_pixels"),
 		// The built-ins, as metrics.RegisterBuiltins defines them (New returns the same metric).
-		DataSent:     r.MustNew("data_sent", metrics.Counter, metrics.Data),
-		DataReceived: r.MustNew("data_received", metrics.Counter, metrics.Data),
+		DataSent:      r.MustNew("data_sent", metrics.Counter, metrics.Data),
+		DataReceived:  r.MustNew("data_received", metrics.Counter, metrics.Data),
+		StageDuration: trend("stage_duration", true),
+		PeakMemory:    trend("peak_memory_mb", false),
+		EdgeEvent:     trend("stream_edge_event", true),
+		EdgeHandoff:   trend("stream_edge_handoff", true),
 	}
 	m.realtime = registerRealtime(counter, r.MustNew("realtime_sessions_failed", metrics.Rate, metrics.Default), trend("realtime_turns", false))
 	for _, ms := range record.Measures {
@@ -118,6 +124,7 @@ func (m *Metrics) samples(r *record.Record) []metrics.Sample {
 			ms.Each(st, func(v float64) { add(ms.metric, stags, v) })
 		}
 	}
+	m.serverSamples(r, tags, add)
 	return out
 }
 
@@ -125,7 +132,8 @@ func (m *Metrics) samples(r *record.Record) []metrics.Sample {
 // measure, ITL entry (one per text chunk but for a chunk of several tokens), utterance
 // and stage list entry, so their slice is allocated once.
 func sampleCount(r *record.Record) int {
-	n := 8 + len(r.Anomalies) + len(record.Measures) + len(r.TextChunks) + 2*len(r.Utterances)
+	n := 9 + len(r.Anomalies) + len(record.Measures) + len(r.TextChunks) + 2*len(r.Utterances) +
+		len(r.Images.StageDurations) + 5*len(r.Edges)
 	for _, st := range r.Stages {
 		n += len(record.StageMeasures)
 		for _, l := range st.Lists {

@@ -36,9 +36,9 @@ type Chunk struct {
 	// builds, which used `delta` for what is now `audio`.
 	Delta String `json:"delta"`
 
-	Data           []Image            `json:"data"` // images responses and image edit `image` events
-	StageDurations map[string]float64 `json:"stage_durations"`
-	PeakMemoryMB   float64            `json:"peak_memory_mb"`
+	Data           []Image   `json:"data"` // images responses and image edit `image` events
+	StageDurations Durations `json:"stage_durations"`
+	PeakMemoryMB   Number    `json:"peak_memory_mb"`
 
 	scratch []byte // the input with large strings cut out, reused across Decode calls
 	spans   []span
@@ -90,14 +90,17 @@ type Usage struct {
 	TotalTokens      int `json:"total_tokens"`
 	InputTokens      int `json:"input_tokens"`
 	OutputTokens     int `json:"output_tokens"`
+	// PeakMemoryMB is where some servers report peak_memory_mb; upstream's benchmark
+	// reads it there too.
+	PeakMemoryMB Number `json:"peak_memory_mb"`
 }
 
 // Image is one entry of an images response's data.
 type Image struct {
-	B64JSON        String             `json:"b64_json"`
-	URL            String             `json:"url"`
-	StageDurations map[string]float64 `json:"stage_durations"`
-	PeakMemoryMB   float64            `json:"peak_memory_mb"`
+	B64JSON        String    `json:"b64_json"`
+	URL            String    `json:"url"`
+	StageDurations Durations `json:"stage_durations"`
+	PeakMemoryMB   Number    `json:"peak_memory_mb"`
 }
 
 // Decode parses b into c, resetting c first. Byte fields alias b (or c's own scratch

@@ -45,7 +45,7 @@ func TestDecodeChatChunks(t *testing.T) {
 	c = decode(t, omniImage)
 	p := c.Choices[0].Delta.Content.Parts
 	if len(p) != 1 || p[0].Type != "image_url" || string(p[0].ImageURL.URL) != "data:image/png;base64,iVBO" ||
-		p[0].StageDurations["dit_gen_ms"] != 812.5 || p[0].PeakMemoryMB != 2048 {
+		!reflect.DeepEqual(p[0].StageDurations, Durations{{"dit_gen_ms", 812.5}}) || p[0].PeakMemoryMB != 2048 {
 		t.Fatalf("image chunk: %+v", c)
 	}
 	c = decode(t, omniFinal)
@@ -142,7 +142,7 @@ func TestDecodeSpeechAndImages(t *testing.T) {
 	}
 	c = decode(t, `{"created":1760000000,"data":[{"b64_json":"iVBOR","url":null,"revised_prompt":null},{"url":"https://x/y.png"}],"output_format":"png","size":"1024x1024","stage_durations":{"stage_1_gen_ms":3.5},"peak_memory_mb":10}`)
 	if len(c.Data) != 2 || string(c.Data[0].B64JSON) != "iVBOR" || c.Data[0].URL != nil || string(c.Data[1].URL) != "https://x/y.png" ||
-		c.StageDurations["stage_1_gen_ms"] != 3.5 || c.PeakMemoryMB != 10 {
+		!reflect.DeepEqual(c.StageDurations, Durations{{"stage_1_gen_ms", 3.5}}) || c.PeakMemoryMB != 10 {
 		t.Fatalf("images: %+v", c)
 	}
 	c = decode(t, `{"object":"image.edit.chunk","type":"ar_delta","delta":"<think>","index":0,"created":1,"model":"m","metrics":null}`)

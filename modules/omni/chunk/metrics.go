@@ -9,11 +9,15 @@ import (
 // Metrics is vLLM-Omni's per-chunk `metrics` object (with return_stage_metrics).
 type Metrics struct {
 	// StageMetrics holds every stage finished so far, keyed by stage id.
-	StageMetrics   map[string]Stage   `json:"stage_metrics"`
-	NumTokensIn    int                `json:"num_tokens_in"`
-	NumTokensOut   int                `json:"num_tokens_out"`
-	StageDurations map[string]float64 `json:"stage_durations"`
-	PeakMemoryMB   float64            `json:"peak_memory_mb"`
+	StageMetrics   map[string]Stage `json:"stage_metrics"`
+	NumTokensIn    int              `json:"num_tokens_in"`
+	NumTokensOut   int              `json:"num_tokens_out"`
+	StageDurations Durations        `json:"stage_durations"`
+	PeakMemoryMB   Number           `json:"peak_memory_mb"`
+	// StreamEdges is the stream-edge snapshot (vllm-project/vllm-omni #6472). Upstream
+	// keeps it on the request's state and has not placed it in a response yet; omnik
+	// reads it here, beside stage_metrics, where the simulator puts it.
+	StreamEdges Edges `json:"stream_edges"`
 }
 
 // Stage is one stage's entry: its identity plus every numeric field and numeric list,

@@ -43,8 +43,8 @@ type Part struct {
 	ImageURL struct {
 		URL String `json:"url"`
 	} `json:"image_url"`
-	StageDurations map[string]float64 `json:"stage_durations"`
-	PeakMemoryMB   float64            `json:"peak_memory_mb"`
+	StageDurations Durations `json:"stage_durations"`
+	PeakMemoryMB   Number    `json:"peak_memory_mb"`
 }
 
 // UnmarshalJSON implements json.Unmarshaler.

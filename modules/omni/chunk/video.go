@@ -31,7 +31,7 @@ type VideoJob struct {
 	Seconds, DurationS, FPS float64
 	Frames                  int64
 	InferenceTimeS          float64
-	StageDurations          map[string]float64
+	StageDurations          Durations
 	PeakMemoryMB            float64
 	Metrics                 *Metrics
 }
@@ -40,20 +40,20 @@ type VideoJob struct {
 // whose id or status is not a string, is ErrMalformed.
 func DecodeVideoJob(b []byte) (VideoJob, error) {
 	var raw struct {
-		ID             json.RawMessage    `json:"id"`
-		Status         json.RawMessage    `json:"status"`
-		Progress       json.RawMessage    `json:"progress"`
-		Error          *Error             `json:"error"`
-		Seconds        json.RawMessage    `json:"seconds"`
-		DurationS      json.RawMessage    `json:"duration_s"`
-		NumFrames      json.RawMessage    `json:"num_frames"`
-		VideoFrames    json.RawMessage    `json:"video_frames"`
-		Frames         json.RawMessage    `json:"frames"`
-		FPS            json.RawMessage    `json:"fps"`
-		InferenceTimeS json.RawMessage    `json:"inference_time_s"`
-		StageDurations map[string]float64 `json:"stage_durations"`
-		PeakMemoryMB   json.RawMessage    `json:"peak_memory_mb"`
-		Metrics        *Metrics           `json:"metrics"`
+		ID             json.RawMessage `json:"id"`
+		Status         json.RawMessage `json:"status"`
+		Progress       json.RawMessage `json:"progress"`
+		Error          *Error          `json:"error"`
+		Seconds        json.RawMessage `json:"seconds"`
+		DurationS      json.RawMessage `json:"duration_s"`
+		NumFrames      json.RawMessage `json:"num_frames"`
+		VideoFrames    json.RawMessage `json:"video_frames"`
+		Frames         json.RawMessage `json:"frames"`
+		FPS            json.RawMessage `json:"fps"`
+		InferenceTimeS json.RawMessage `json:"inference_time_s"`
+		StageDurations Durations       `json:"stage_durations"`
+		PeakMemoryMB   json.RawMessage `json:"peak_memory_mb"`
+		Metrics        *Metrics        `json:"metrics"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return VideoJob{}, malformed(err)
@@ -64,8 +64,8 @@ func DecodeVideoJob(b []byte) (VideoJob, error) {
 		return VideoJob{}, malformed(fmt.Errorf("id and status must be strings"))
 	}
 	j := VideoJob{ID: id, Status: status, Error: raw.Error, StageDurations: raw.StageDurations, Metrics: raw.Metrics,
-		Progress: number(raw.Progress), Seconds: number(raw.Seconds), DurationS: number(raw.DurationS),
-		FPS: number(raw.FPS), InferenceTimeS: number(raw.InferenceTimeS), PeakMemoryMB: number(raw.PeakMemoryMB)}
+		Progress: jobNumber(raw.Progress), Seconds: jobNumber(raw.Seconds), DurationS: jobNumber(raw.DurationS),
+		FPS: jobNumber(raw.FPS), InferenceTimeS: jobNumber(raw.InferenceTimeS), PeakMemoryMB: jobNumber(raw.PeakMemoryMB)}
 	// The reference reads the first of these keys a server set; a list counts its frames.
 	for _, f := range []json.RawMessage{raw.NumFrames, raw.VideoFrames, raw.Frames} {
 		if n := frames(f); n > 0 {
@@ -89,9 +89,9 @@ func text(b json.RawMessage) (string, bool) {
 // numbers would reach +Inf.
 const maxVideoNumber = 1e15
 
-// number is a JSON number or numeric string; 0 when absent, not a number, negative or
+// jobNumber is a JSON number or numeric string; 0 when absent, not a number, negative or
 // past maxVideoNumber.
-func number(b json.RawMessage) float64 {
+func jobNumber(b json.RawMessage) float64 {
 	if len(b) == 0 {
 		return 0
 	}
@@ -117,5 +117,5 @@ func frames(b json.RawMessage) int64 {
 		}
 		return 0
 	}
-	return int64(math.Round(number(b)))
+	return int64(math.Round(jobNumber(b)))
 }

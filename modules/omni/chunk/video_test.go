@@ -19,7 +19,7 @@ func TestDecodeVideoJob(t *testing.T) {
 		{"completed with what the server counted",
 			`{"id":"v","status":"completed","progress":100,"duration_s":2.0,"num_frames":48,"fps":24,"inference_time_s":4.5,"stage_durations":{"dit_gen_ms":4000},"peak_memory_mb":812.5}`,
 			VideoJob{ID: "v", Status: VideoCompleted, Progress: 100, DurationS: 2, Frames: 48, FPS: 24, InferenceTimeS: 4.5,
-				StageDurations: map[string]float64{"dit_gen_ms": 4000}, PeakMemoryMB: 812.5}, false},
+				StageDurations: Durations{{Key: "dit_gen_ms", Value: 4000}}, PeakMemoryMB: 812.5}, false},
 		{"frames as a list, numbers as strings", `{"id":"v","status":"completed","frames":[1,2,3],"fps":"16","seconds":8}`,
 			VideoJob{ID: "v", Status: VideoCompleted, Frames: 3, FPS: 16, Seconds: 8}, false},
 		{"video_frames when num_frames is null", `{"id":"v","status":"completed","num_frames":null,"video_frames":81}`,

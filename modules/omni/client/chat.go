@@ -42,7 +42,7 @@ func (c *call) chatStream() *record.Record {
 // chatChunk takes one streamed chunk (omni-metrics.md §3, wire-formats.md §1.3).
 func (c *call) chatChunk(t time.Time, ch *chunk.Chunk) bool {
 	c.b.SetRequestID(ch.ID)
-	c.b.OnStageMetrics(ch.Metrics)
+	c.b.OnChunkStats(ch)
 	if ch.Usage != nil {
 		// Counts only grow, so an audio chunk's completion_tokens 0 is harmless here.
 		c.b.OnUsage(*ch.Usage)
@@ -118,7 +118,7 @@ func audioKind(err error) string {
 func (c *call) imageParts(t time.Time, parts []chunk.Part) bool {
 	for i := range parts {
 		p := &parts[i]
-		c.b.OnImageStats(p.StageDurations, p.PeakMemoryMB)
+		c.b.OnServerStats(p.StageDurations, float64(p.PeakMemoryMB))
 		if p.Type == "image_url" {
 			c.image(t, p.ImageURL.URL)
 		}
@@ -158,7 +158,7 @@ func (c *call) chatBody() *record.Record {
 		return c.finish(at)
 	}
 	c.b.SetRequestID(ch.ID)
-	c.b.OnStageMetrics(ch.Metrics)
+	c.b.OnChunkStats(&ch)
 	if ch.Usage != nil {
 		c.b.OnUsage(*ch.Usage)
 	}

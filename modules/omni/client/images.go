@@ -41,14 +41,13 @@ func Images(ctx context.Context, hc *http.Client, req Request, endpoint string) 
 // imageChunk takes an images response or an image edit event.
 func (c *call) imageChunk(t time.Time, ch *chunk.Chunk) {
 	c.b.SetRequestID(ch.ID)
-	c.b.OnStageMetrics(ch.Metrics)
-	c.b.OnImageStats(ch.StageDurations, ch.PeakMemoryMB)
+	c.b.OnChunkStats(ch)
 	if ch.Type == "ar_delta" {
 		c.b.OnTextChunk(t, ch.Delta, ch.Usage)
 	}
 	for i := range ch.Data {
 		d := &ch.Data[i]
-		c.b.OnImageStats(d.StageDurations, d.PeakMemoryMB)
+		c.b.OnServerStats(d.StageDurations, float64(d.PeakMemoryMB))
 		if len(d.B64JSON) > 0 {
 			c.image(t, d.B64JSON)
 		} else if len(d.URL) > 0 {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/base64"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/omnik-dev/omnik/modules/omni/chunk"
 	"github.com/omnik-dev/omnik/modules/omni/record"
 )
 
@@ -26,7 +28,7 @@ func TestImagesGeneration(t *testing.T) {
 	if g, _ := record.ImageGenerationMS(r); g != 800 {
 		t.Fatalf("generation %v", g)
 	}
-	if d, _ := record.DenoiseStepMS(r); d != 16 || r.Images.StageDurations["dit_gen_ms"] != 812.5 {
+	if d, _ := record.DenoiseStepMS(r); d != 16 || !reflect.DeepEqual(r.Images.StageDurations, chunk.Durations{{Key: "dit_gen_ms", Value: 812.5}}) {
 		t.Fatalf("denoise %v", d)
 	}
 }

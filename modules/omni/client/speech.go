@@ -53,7 +53,7 @@ func (c *call) speechEvents() *record.Record {
 		if typ == "" {
 			typ = ev.Name
 		}
-		c.b.OnStageMetrics(ch.Metrics)
+		c.b.OnChunkStats(&ch)
 		switch typ {
 		case "speech.audio.done":
 			if ch.Usage != nil {

@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -140,5 +141,30 @@ func TestSpeechTwoHundredThatIsNotAudio(t *testing.T) {
 		if r.OK() || r.Err.Kind != tc.kind || !strings.Contains(r.Err.Message, tc.msg) || r.Audio.Frames != 0 {
 			t.Errorf("%s %s: err %+v, %d frames; want %s containing %q", tc.ct, tc.body, r.Err, r.Audio.Frames, tc.kind, tc.msg)
 		}
+	}
+}
+
+// Speech SSE with return_stage_metrics (vllm-project/vllm-omni #4694): the stage metrics,
+// the profile and the stream edges are read from whichever event carries them, a
+// delta, an event of a type omnik does not know, or the done.
+func TestSpeechSSEStageMetrics(t *testing.T) {
+	t.Parallel()
+	stages := `"stage_metrics":{"0":{"stage_id":0,"stage_name":"talker","output_unit_type":"stream","stage_gen_time_ms":900}}`
+	edges := `"stream_edges":{"0->1:0":{"producer_first_nonempty_emit_ms":60,"consumer_first_accept_ms":75,` +
+		`"clock_domains":{"producer_first_nonempty_emit":"orchestrator","consumer_first_accept":"orchestrator"}}}`
+	stream := append(speechEvents(false, "audio"),
+		"event: speech.audio.metrics\ndata: {\"type\":\"speech.audio.metrics\",\"metrics\":{"+stages+"}}\n\n"+
+			"event: speech.audio.done\ndata: {\"type\":\"speech.audio.done\",\"usage\":{\"input_tokens\":18,\"output_tokens\":77,\"total_tokens\":95,\"peak_memory_mb\":2048},"+
+			"\"metrics\":{\"stage_metrics\":{\"1\":{\"stage_id\":1,\"stage_name\":\"code2wav\",\"output_unit_type\":\"audio\",\"stage_gen_time_ms\":1000}},"+
+			"\"stage_durations\":{\"queue_wait_ms\":4,\"bad\":\"x\"},"+edges+"}}\n\n"...)
+	r := do(t, Speech, replay{header: sseHeader, pieces: [][]byte{stream}}, Request{Audio: pcm24k})
+	if !r.OK() || len(r.Stages) != 2 || r.Stages["1"].Name != "code2wav" || r.Usage.Completion != 77 {
+		t.Fatalf("err %+v, stages %+v, usage %+v", r.Err, r.Stages, r.Usage)
+	}
+	if r.Images.PeakMemoryMB != 2048 || !reflect.DeepEqual(r.Images.StageDurations, chunk.Durations{{Key: "queue_wait_ms", Value: 4}}) {
+		t.Errorf("profile %+v", r.Images)
+	}
+	if v, ok := record.EdgeHandoffMS(r.Edges["0->1:0"]); !ok || v != 15 {
+		t.Errorf("hand-off %v %v of %+v", v, ok, r.Edges)
 	}
 }

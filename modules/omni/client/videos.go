@@ -101,7 +101,7 @@ func (r *videoRun) take(j chunk.VideoJob) bool {
 	v := r.b.Video()
 	v.Status = j.Status
 	r.b.OnStageMetrics(j.Metrics)
-	r.b.OnImageStats(j.StageDurations, j.PeakMemoryMB)
+	r.b.OnServerStats(j.StageDurations, j.PeakMemoryMB)
 	switch j.Status {
 	case chunk.VideoCompleted:
 		return false

@@ -17,7 +17,7 @@ func TestStagesPerResponseAreBounded(t *testing.T) {
 	b := NewBuilder(EndpointChat, time.Unix(0, 0))
 	for i := range 3 * MaxStages {
 		id := strconv.Itoa(i)
-		b.OnStageMetrics(&chunk.Metrics{StageMetrics: map[string]chunk.Stage{id: {}}, StageDurations: map[string]float64{id + "_gen_ms": 1}})
+		b.OnStageMetrics(&chunk.Metrics{StageMetrics: map[string]chunk.Stage{id: {}}, StageDurations: chunk.Durations{{Key: id + "_gen_ms", Value: 1}}})
 	}
 	r := b.Finish(time.Unix(1, 0))
 	if len(r.Stages) != MaxStages || len(r.Images.StageDurations) != MaxStages {
@@ -51,7 +51,7 @@ func TestServerNumbersOutOfRangeAreBounded(t *testing.T) {
 		Lists: map[string][]float64{"vllm_itls_ms": {1, 1e300, 3}}}}
 	b := NewBuilder(EndpointChat, time.Unix(0, 0))
 	b.OnStageMetrics(&chunk.Metrics{StageMetrics: stages, NumTokensOut: 1 << 40,
-		StageDurations: map[string]float64{"dit_gen_ms": 1e308, "ar_gen_ms": 5, "vae_ms": -1}, PeakMemoryMB: -3})
+		StageDurations: chunk.Durations{{Key: "dit_gen_ms", Value: 1e308}, {Key: "ar_gen_ms", Value: 5}, {Key: "vae_ms", Value: -1}}, PeakMemoryMB: -3})
 	b.OnTextChunk(time.Unix(0, 1), []byte("hi"), &chunk.Usage{PromptTokens: 1 << 62, CompletionTokens: -7})
 	b.OnImage(time.Unix(0, 2), 1<<31-1, 1<<31-1, nil)
 	b.OnImage(time.Unix(0, 3), 1<<31-1, 1<<31-1, nil)
@@ -70,7 +70,7 @@ func TestServerNumbersOutOfRangeAreBounded(t *testing.T) {
 	for _, a := range r.Anomalies {
 		kinds[a.Kind] = true
 	}
-	if d := r.Images.StageDurations; len(d) != 1 || d["ar_gen_ms"] != 5 || r.Images.PeakMemoryMB != 0 {
+	if d := r.Images.StageDurations; len(d) != 1 || d[0] != (chunk.Duration{Key: "ar_gen_ms", Value: 5}) || r.Images.PeakMemoryMB != 0 {
 		t.Errorf("durations %v, peak %v", d, r.Images.PeakMemoryMB)
 	}
 	if r.Images.Count != 2 || r.Images.Pixels != 0 {

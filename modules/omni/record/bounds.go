@@ -108,11 +108,16 @@ func (b *Builder) tokens(name string, n int) int {
 	return MaxTokens
 }
 
+// flagStagesCut flags a response naming more than MaxStages of something.
+func (b *Builder) flagStagesCut() {
+	b.Flag(AnomalyStagesCut, fmt.Sprintf("more than %d stages, stage durations or stream edges in one response; the rest were not kept", MaxStages))
+}
+
 // mergeBounded copies src into dst, adding at most MaxStages keys in all.
 func mergeBounded[V any](b *Builder, dst, src map[string]V) {
 	for k, v := range src {
 		if _, ok := dst[k]; !ok && len(dst) >= MaxStages {
-			b.Flag(AnomalyStagesCut, fmt.Sprintf("more than %d stages or stage durations in one response; the rest were not kept", MaxStages))
+			b.flagStagesCut()
 			continue
 		}
 		dst[k] = v
@@ -216,14 +221,27 @@ func hasBadValue(s chunk.Stage) bool {
 
 // saneDurations is stage_durations without bad values (none of them may be negative),
 // copied only when it has some.
-func saneDurations(d map[string]float64) (map[string]float64, bool) {
-	bad := func(k string, v float64) bool { return v < 0 || badValue(k, v) }
-	for k, v := range d {
-		if bad(k, v) {
-			clean := maps.Clone(d)
-			maps.DeleteFunc(clean, bad)
-			return clean, false
+func saneDurations(d chunk.Durations) (chunk.Durations, bool) {
+	bad := func(e chunk.Duration) bool { return e.Value < 0 || badValue(e.Key, e.Value) }
+	if !slices.ContainsFunc(d, bad) {
+		return d, true
+	}
+	return slices.DeleteFunc(slices.Clone(d), bad), false
+}
+
+// mergeDurations sets each entry of d in the record's durations, a later value replacing
+// an earlier one in its place, adding at most MaxStages keys in all.
+func (b *Builder) mergeDurations(d chunk.Durations) {
+	im := &b.r.Images
+	for _, e := range d {
+		i := slices.IndexFunc(im.StageDurations, func(x chunk.Duration) bool { return x.Key == e.Key })
+		switch {
+		case i >= 0:
+			im.StageDurations[i].Value = e.Value
+		case len(im.StageDurations) >= MaxStages:
+			b.flagStagesCut()
+		default:
+			im.StageDurations = append(im.StageDurations, e)
 		}
 	}
-	return d, true
 }

@@ -148,9 +148,10 @@ func (b *Builder) OnImage(t time.Time, w, h int, data []byte) {
 	b.r.ImageTimes = append(b.r.ImageTimes, t.Sub(b.r.Start))
 }
 
-// OnImageStats takes stage_durations and peak_memory_mb, wherever the server put them
-// (top level, metrics or a data entry); later values replace earlier ones.
-func (b *Builder) OnImageStats(durations map[string]float64, peakMB float64) {
+// OnServerStats takes stage_durations and peak_memory_mb, wherever the server put them
+// (top level, metrics, usage or a data entry, of any endpoint); later durations replace
+// earlier ones, and the peak is the largest reported.
+func (b *Builder) OnServerStats(durations chunk.Durations, peakMB float64) {
 	im := &b.r.Images
 	if d, ok := saneDurations(durations); !ok {
 		b.Flag(AnomalyStageValue, "stage_durations held a negative duration or one past MaxStageValue; dropped")
@@ -160,13 +161,15 @@ func (b *Builder) OnImageStats(durations map[string]float64, peakMB float64) {
 		b.Flag(AnomalyStageValue, fmt.Sprintf("peak_memory_mb %g; dropped", peakMB))
 		peakMB = 0
 	}
-	if len(durations) > 0 {
-		if im.StageDurations == nil {
-			im.StageDurations = make(map[string]float64, len(durations))
-		}
-		mergeBounded(b, im.StageDurations, durations)
-	}
+	b.mergeDurations(durations)
 	im.PeakMemoryMB = max(im.PeakMemoryMB, peakMB)
+}
+
+// OnChunkStats takes what a chunk, event or body says of the server's work: its metrics
+// object, and the stage_durations and peak memory outside it.
+func (b *Builder) OnChunkStats(ch *chunk.Chunk) {
+	b.OnStageMetrics(ch.Metrics)
+	b.OnServerStats(ch.ServerStats())
 }
 
 // OnStageMetrics merges a chunk's metrics object.
@@ -179,7 +182,8 @@ func (b *Builder) OnStageMetrics(m *chunk.Metrics) {
 		b.r.Stages = make(map[string]chunk.Stage, len(m.StageMetrics))
 	}
 	mergeBounded(b, b.r.Stages, b.withinEntries(m.StageMetrics))
-	b.OnImageStats(m.StageDurations, m.PeakMemoryMB)
+	b.OnServerStats(m.StageDurations, float64(m.PeakMemoryMB))
+	b.onEdges(m.StreamEdges)
 }
 
 // Fail marks the request failed. The first failure is kept: later ones are its echoes.

@@ -1,10 +1,12 @@
 package record
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,7 +18,7 @@ import (
 // snake_case keys, offsets as float milliseconds in "…_ms" keys, counts as integers.
 // A change that renames or re-types a key bumps the major version; a key added later
 // bumps the minor one ("omnik.record/v2.1"), which older readers ignore.
-const Schema = "omnik.record/v2.4"
+const Schema = "omnik.record/v2.5"
 
 const (
 	schemaPrefix = "omnik.record/v"
@@ -62,13 +64,40 @@ type wire struct {
 	AudioChunks   []wireAudioChunk       `json:"audio_chunks,omitempty"`
 	ImageMS       []float64              `json:"image_ms,omitempty"`
 	Audio         *Audio                 `json:"audio,omitempty"`
-	Images        *Images                `json:"images,omitempty"`
+	Images        *wireImages            `json:"images,omitempty"`
 	Stages        map[string]chunk.Stage `json:"stages,omitempty"`
+	StreamEdges   map[string]chunk.Edge  `json:"stream_edges,omitempty"` // v2.5
 	TextSentMS    []float64              `json:"text_sent_ms,omitempty"`
 	Utterances    []wireUtterance        `json:"utterances,omitempty"`
 	Video         *wireVideo             `json:"video,omitempty"` // v2.4
 	Anomalies     []Anomaly              `json:"anomalies,omitempty"`
 	Realtime      *Turn                  `json:"realtime,omitempty"` // v2.3
+}
+
+// wireImages is Images with the order of its stage_durations keys, which the Stage
+// Durations rows follow and a JSON object loses through tools that rewrite it (v2.5).
+type wireImages struct {
+	Images
+	DurationKeys []string `json:"stage_duration_keys,omitempty"`
+}
+
+// ordered is the durations in the order of keys; keys not listed follow in their order.
+func ordered(d chunk.Durations, keys []string) chunk.Durations {
+	rank := make(map[string]int, len(keys))
+	for i, k := range keys {
+		if _, dup := rank[k]; !dup {
+			rank[k] = i
+		}
+	}
+	place := func(e chunk.Duration) int {
+		if i, ok := rank[e.Key]; ok {
+			return i
+		}
+		return len(keys)
+	}
+	out := slices.Clone(d)
+	slices.SortStableFunc(out, func(a, b chunk.Duration) int { return cmp.Compare(place(a), place(b)) })
+	return out
 }
 
 type wireTextChunk struct {
@@ -167,8 +196,8 @@ func (r *Record) MarshalJSON() ([]byte, error) {
 		Schema: Schema, Endpoint: r.Endpoint, RequestID: r.RequestID, Status: r.Status, OK: r.OK(), Error: r.Err,
 		Scenario: r.Scenario, Tags: r.Tags, Metadata: r.Metadata, Start: &start, OffsetMS: Millis(r.Offset), E2ELMS: &e2el,
 		BytesSent: r.BytesSent, BytesReceived: r.BytesReceived, Usage: r.Usage,
-		ImageMS: millisList(r.ImageTimes), Stages: r.Stages, TextSentMS: millisList(r.TextSent), Anomalies: r.Anomalies,
-		Realtime: r.Realtime,
+		ImageMS: millisList(r.ImageTimes), Stages: r.Stages, StreamEdges: r.Edges, TextSentMS: millisList(r.TextSent),
+		Anomalies: r.Anomalies, Realtime: r.Realtime,
 	}
 	if !r.IntendedStart.IsZero() {
 		lag := Millis(r.Start.Sub(r.IntendedStart))
@@ -178,7 +207,10 @@ func (r *Record) MarshalJSON() ([]byte, error) {
 		w.Audio = &r.Audio
 	}
 	if r.Images.Count > 0 || len(r.Images.StageDurations) > 0 || r.Images.PeakMemoryMB > 0 {
-		w.Images = &r.Images
+		w.Images = &wireImages{Images: r.Images}
+		for _, d := range r.Images.StageDurations {
+			w.Images.DurationKeys = append(w.Images.DurationKeys, d.Key)
+		}
 	}
 	if v := r.Video; r.Endpoint == EndpointVideos {
 		w.Video = &wireVideo{JobID: v.JobID, Status: v.Status, Polls: v.Polls, PollIntervalMS: Millis(v.PollInterval),
@@ -238,8 +270,8 @@ func Decode(data []byte) (*Record, error) {
 		Endpoint: w.Endpoint, RequestID: w.RequestID, Status: w.Status, Err: w.Error, Scenario: w.Scenario,
 		Tags: w.Tags, Metadata: w.Metadata, Start: *w.Start, Offset: fromMillis(w.OffsetMS), End: fromMillis(*w.E2ELMS),
 		BytesSent: w.BytesSent, BytesReceived: w.BytesReceived, Usage: w.Usage,
-		ImageTimes: durations(w.ImageMS), Stages: w.Stages, TextSent: durations(w.TextSentMS), Anomalies: w.Anomalies,
-		Realtime: w.Realtime,
+		ImageTimes: durations(w.ImageMS), Stages: w.Stages, Edges: w.StreamEdges, TextSent: durations(w.TextSentMS),
+		Anomalies: w.Anomalies, Realtime: w.Realtime,
 	}
 	if w.StartLagMS != nil {
 		r.IntendedStart = r.Start.Add(-fromMillis(*w.StartLagMS))
@@ -248,7 +280,8 @@ func Decode(data []byte) (*Record, error) {
 		r.Audio = *w.Audio
 	}
 	if w.Images != nil {
-		r.Images = *w.Images
+		r.Images = w.Images.Images
+		r.Images.StageDurations = ordered(r.Images.StageDurations, w.Images.DurationKeys)
 	}
 	if v := w.Video; v != nil {
 		r.Video = Video{JobID: v.JobID, Status: v.Status, Polls: v.Polls, PollInterval: fromMillis(v.PollIntervalMS),
@@ -331,6 +364,34 @@ func (w *wire) inRange() error {
 	for _, u := range w.Utterances {
 		if !ms(u.StartMS) || !optMS(u.ReadyMS) || !optMS(u.FirstAudioMS) || !optMS(u.DoneMS) {
 			return bad("utterances")
+		}
+	}
+	return w.serverStatsInRange()
+}
+
+// serverStatsInRange holds a file's stage durations, peak memory and stream edges to
+// what the builder keeps of a response (bounds.go, edges.go).
+func (w *wire) serverStatsInRange() error {
+	bad := func(field string) error { return &FieldError{Field: field, Reason: "out of range"} }
+	if im := w.Images; im != nil {
+		if _, ok := saneDurations(im.StageDurations); !ok || len(im.StageDurations) > MaxStages || len(im.DurationKeys) > MaxStages {
+			return bad("images.stage_durations")
+		}
+		if !(im.PeakMemoryMB >= 0 && im.PeakMemoryMB <= MaxStageValue) {
+			return bad("images.peak_memory_mb")
+		}
+	}
+	if len(w.StreamEdges) > MaxStages {
+		return bad("stream_edges")
+	}
+	for key, e := range w.StreamEdges {
+		if _, _, _, ok := ParseEdge(key); !ok || len(e.Values) > maxEdgeEvents {
+			return bad("stream_edges")
+		}
+		for _, v := range e.Values {
+			if !(v >= 0 && v <= MaxStageValue) {
+				return bad("stream_edges")
+			}
 		}
 	}
 	return nil

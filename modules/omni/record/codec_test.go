@@ -25,10 +25,12 @@ func full() *Record {
 		ImageTimes:  []time.Duration{400 * ms},
 		Usage:       Usage{Prompt: 12, Completion: 5, Total: 17, Estimated: true},
 		Audio:       Audio{Format: "pcm", SampleRate: 24000, Channels: 1, FrameBytes: 2, Frames: 4800, Bytes: 9600, Seconds: 0.2, Mixed: true},
-		Images:      Images{Count: 1, Width: 8, Height: 4, Pixels: 32, StageDurations: map[string]float64{"dit_gen_ms": 300}, PeakMemoryMB: 12.5},
+		Images:      Images{Count: 1, Width: 8, Height: 4, Pixels: 32, StageDurations: chunk.Durations{{Key: "dit_gen_ms", Value: 300}, {Key: "Pipeline.diffuse", Value: 1.5}}, PeakMemoryMB: 12.5},
 		Stages: map[string]chunk.Stage{"1": {ID: 1, Name: "talker", OutputUnitType: "stream", FinalOutputType: "latent", FinishReason: "stop",
 			Values: map[string]float64{"stage_id": 1, "stage_gen_time_ms": 16326.3, "serving_time_to_first_output_ms": 0},
 			Lists:  map[string][]float64{"inter_output_latencies_ms": {11.5, 12.1}}}},
+		Edges: map[string]chunk.Edge{"0->1:0": {Values: map[string]float64{"producer_first_nonempty_emit_ms": 12.5, "consumer_first_accept_ms": 14},
+			Clocks: map[string]string{"producer_first_nonempty_emit": "orchestrator"}}},
 		BytesSent: 120, BytesReceived: 4096,
 		Realtime: &Turn{Session: "sess_1", Index: 2, Lane: RealtimeOpenAI, Duplex: true, Speech: 1.5, BargeIn: true, Outcome: TurnCancelled, Last: true, Completed: 3, Planned: 4},
 	}

@@ -169,8 +169,10 @@ func ImageGenerationMS(r *Record) (float64, bool) {
 			sum += s.Values["stage_gen_time_ms"]
 		}
 	}
-	if sum > 0 || r.Endpoint == EndpointVideos {
-		// A video job's stage_durations time its video: VideoGenerationMS.
+	if sum > 0 || ImageCount(r) == 0 {
+		// The profile's *_gen_ms times an image only when there is one: a speech or chat
+		// response's profile times its other stages, a video job's its video
+		// (VideoGenerationMS).
 		return sum, sum > 0
 	}
 	sum = LargestGenMS(r.Images.StageDurations)

@@ -147,7 +147,7 @@ func TestImageMetrics(t *testing.T) {
 		Values: map[string]float64{"stage_gen_time_ms": 2500, "output_unit_count": 2, "denoise_step_latency_ms": 50}}
 	ar := chunk.Stage{ID: 0, Name: "AR", OutputUnitType: "text", FinalOutputType: "text",
 		Values: map[string]float64{"stage_gen_time_ms": 900}}
-	r := &Record{Images: Images{Count: 1, StageDurations: map[string]float64{"stage_1_gen_ms": 7, "total_gen_ms": 9}},
+	r := &Record{Images: Images{Count: 1, StageDurations: chunk.Durations{{Key: "stage_1_gen_ms", Value: 7}, {Key: "total_gen_ms", Value: 9}}},
 		Stages: map[string]chunk.Stage{"0": ar, "1": dit}}
 	if n := ImageCount(r); n != 2 {
 		t.Errorf("count %d, want Σ output_unit_count 2", n)
@@ -254,12 +254,12 @@ func TestBuilderImages(t *testing.T) {
 	b := NewBuilder(EndpointImages, t0)
 	b.OnImage(t0.Add(5*ms), 1024, 768, nil)
 	b.OnImage(t0.Add(5*ms), 512, 512, []byte("png"))
-	b.OnImageStats(map[string]float64{"dit_gen_ms": 3}, 100)
-	b.OnStageMetrics(&chunk.Metrics{StageDurations: map[string]float64{"vae_gen_ms": 4}, PeakMemoryMB: 50})
+	b.OnServerStats(chunk.Durations{{Key: "dit_gen_ms", Value: 3}}, 100)
+	b.OnStageMetrics(&chunk.Metrics{StageDurations: chunk.Durations{{Key: "vae_gen_ms", Value: 4}, {Key: "dit_gen_ms", Value: 5}}, PeakMemoryMB: 50})
 	r := b.Finish(t0.Add(6 * ms))
 	im := r.Images
 	if im.Count != 2 || im.Width != 1024 || im.Pixels != 1024*768+512*512 || len(im.Data) != 1 ||
-		im.PeakMemoryMB != 100 || len(im.StageDurations) != 2 {
+		im.PeakMemoryMB != 100 || !reflect.DeepEqual(im.StageDurations, chunk.Durations{{Key: "dit_gen_ms", Value: 5}, {Key: "vae_gen_ms", Value: 4}}) {
 		t.Fatalf("images %+v", im)
 	}
 	if d, _ := TTFC(r); d != 5*ms {
@@ -296,5 +296,19 @@ func TestUtterances(t *testing.T) {
 	}
 	if len(r.TextSent) != 1 || r.TextSent[0] != ms || r.Audio.Frames != 24002 {
 		t.Errorf("sent %v frames %d", r.TextSent, r.Audio.Frames)
+	}
+}
+
+// A speech or chat response's profile times its stages: its *_gen_ms is no image
+// generation time without an image.
+func TestProfileTimesAnImageOnlyWithOne(t *testing.T) {
+	t.Parallel()
+	r := &Record{Endpoint: EndpointSpeech, Images: Images{StageDurations: chunk.Durations{{Key: "talker_gen_ms", Value: 900}}}}
+	if v, ok := ImageGenerationMS(r); ok {
+		t.Errorf("image generation %v from a speech profile", v)
+	}
+	r.Images.Count = 1
+	if v, ok := ImageGenerationMS(r); !ok || v != 900 {
+		t.Errorf("image generation %v %v", v, ok)
 	}
 }

@@ -104,6 +104,9 @@ type Record struct {
 	// Stages merges every chunk's metrics.stage_metrics by stage id, a later entry
 	// replacing an earlier one, so each stage yields exactly one row.
 	Stages map[string]chunk.Stage
+	// Edges is the server's stream-edge snapshot by edge ("0->1:0"), the latest one
+	// received: the first events of each hand-off between stages (edges.go).
+	Edges map[string]chunk.Edge
 	// BytesSent and BytesReceived count the request and response body bytes (multipart
 	// and SSE included, headers not), or a websocket session's message payloads.
 	BytesSent, BytesReceived int64
@@ -240,13 +243,15 @@ type Audio struct {
 
 // Images sums the images a request received.
 type Images struct {
-	Count          int                `json:"count"`
-	Width          int                `json:"width"`  // of the first image
-	Height         int                `json:"height"` // of the first image
-	Pixels         int64              `json:"pixels"` // Σ width·height of the images whose size could be read
-	StageDurations map[string]float64 `json:"stage_durations,omitempty"`
-	PeakMemoryMB   float64            `json:"peak_memory_mb,omitempty"`
-	Data           [][]byte           `json:"-"` // only when the caller asked to keep images; never in records
+	Count  int   `json:"count"`
+	Width  int   `json:"width"`  // of the first image
+	Height int   `json:"height"` // of the first image
+	Pixels int64 `json:"pixels"` // Σ width·height of the images whose size could be read
+	// StageDurations and PeakMemoryMB are the server's profile of the request, from any
+	// endpoint (a speech or chat response carries them too, with no image).
+	StageDurations chunk.Durations `json:"stage_durations,omitempty"`
+	PeakMemoryMB   float64         `json:"peak_memory_mb,omitempty"`
+	Data           [][]byte        `json:"-"` // only when the caller asked to keep images; never in records
 }
 
 // StageIDs returns the stage ids in ascending numeric order.

@@ -44,11 +44,11 @@ func (b *Builder) Video() *Video { return &b.r.Video }
 
 // VideoGenerationMS is the server's stage_durations generation time: the largest
 // *_gen_ms, as for images; 0 when none.
-func LargestGenMS(durations map[string]float64) float64 {
+func LargestGenMS(durations chunk.Durations) float64 {
 	gen := 0.0
-	for k, v := range durations {
-		if strings.HasSuffix(k, "_gen_ms") {
-			gen = max(gen, v)
+	for _, d := range durations {
+		if strings.HasSuffix(d.Key, "_gen_ms") {
+			gen = max(gen, d.Value)
 		}
 	}
 	return gen

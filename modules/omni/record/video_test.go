@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/omnik-dev/omnik/modules/omni/chunk"
 )
 
 func videoRecord(e2el time.Duration, v Video) *Record {
@@ -49,7 +51,7 @@ func TestVideoMeasures(t *testing.T) {
 	}
 	// A video job's stage_durations time the video, not an image.
 	r := videoRecord(time.Second, Video{Status: "completed"})
-	r.Images.StageDurations = map[string]float64{"dit_gen_ms": 900}
+	r.Images.StageDurations = chunk.Durations{{Key: "dit_gen_ms", Value: 900}}
 	if v, ok := ImageGenerationMS(r); ok {
 		t.Errorf("a video counted as an image generation of %v ms", v)
 	}

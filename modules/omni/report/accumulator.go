@@ -20,6 +20,7 @@ type Accumulator struct {
 
 	completed, failed       int
 	interrupted             int // cut off by the run: neither completed nor failed
+	notSpeech               int // requests to an endpoint other than speech
 	totalInput, totalOutput int
 	good                    int
 	measured, continuityOK  int // requests with a continuity measurement, and those within the threshold
@@ -34,6 +35,7 @@ type Accumulator struct {
 	timeline *timeline
 	peaksOf  []*timeline
 	stages   map[int]*stageAccumulator
+	server   serverStats
 }
 
 // list is one distribution of the global blocks and the measure that fills it.
@@ -59,7 +61,7 @@ func NewAccumulator(opts Options) *Accumulator {
 // peaks are those of the requests of the timelines together, which its owner fills
 // with the successful requests it adds, each in one of them.
 func newAccumulator(opts Options, peaksOf []*timeline) *Accumulator {
-	a := &Accumulator{opts: opts, peaksOf: peaksOf, stages: map[int]*stageAccumulator{}}
+	a := &Accumulator{opts: opts, peaksOf: peaksOf, stages: map[int]*stageAccumulator{}, server: newServerStats(opts.TrendBudget)}
 	for _, name := range globalLists {
 		a.lists = append(a.lists, list{record.MeasureNamed(name), newSeries(opts.TrendBudget)})
 	}
@@ -72,6 +74,10 @@ func (a *Accumulator) requests() int { return a.completed + a.failed + a.interru
 // Add folds one finished request. Only successful requests enter a distribution; a
 // failure or an interruption only counts.
 func (a *Accumulator) Add(r *record.Record) {
+	speech := r.Endpoint == record.EndpointSpeech || r.Endpoint == record.EndpointAudioStream
+	if !speech {
+		a.notSpeech++
+	}
 	if r.Interrupted() {
 		a.interrupted++
 		return
@@ -82,7 +88,11 @@ func (a *Accumulator) Add(r *record.Record) {
 	}
 	a.completed++
 	a.totalInput += r.Usage.Prompt
-	a.totalOutput += r.Usage.Completion
+	if !speech {
+		// A speech response's output tokens are codec tokens, not text: the reference
+		// counts none, so a TTS run's Text Result is its input tokens.
+		a.totalOutput += r.Usage.Completion
+	}
 	for _, l := range a.lists {
 		l.measure.Each(r, l.add)
 	}
@@ -109,6 +119,7 @@ func (a *Accumulator) Add(r *record.Record) {
 	for _, id := range r.StageIDs() {
 		a.stage(r.Stages[id].ID).add(r.Stages[id])
 	}
+	a.server.add(r)
 }
 
 func (a *Accumulator) stage(id int) *stageAccumulator {
@@ -144,6 +155,7 @@ func (a *Accumulator) Result(duration time.Duration) *Result {
 		AudioTotalFrames: a.audioFrames,
 		UnderrunMeasured: a.measured,
 		Images:           a.images,
+		SpeechOnly:       a.notSpeech == 0,
 	}
 	dur := duration.Seconds()
 	r.RequestThroughput = perSecond(float64(r.Completed), dur)
@@ -186,6 +198,7 @@ func (a *Accumulator) Result(duration time.Duration) *Result {
 	for i, id := range ids {
 		r.Stages[i] = a.stages[id].result(ps)
 	}
+	a.server.results(r, ps)
 	return r
 }
 
@@ -206,5 +219,6 @@ func (a *Accumulator) clone() *Accumulator {
 	for id, s := range a.stages {
 		c.stages[id] = s.clone()
 	}
+	c.server = a.server.clone()
 	return &c
 }

@@ -19,6 +19,9 @@ type Result struct {
 	Completed, Failed       int
 	Interrupted             int // requests the run cut off; the reference has no such row
 	TotalInput, TotalOutput int
+	// SpeechOnly is a run whose every request went to /v1/audio/speech (or its websocket
+	// stream): vllm bench serve's openai-audio-speech backend.
+	SpeechOnly bool
 
 	RequestThroughput    float64
 	RequestGoodput       *float64 // nil without SLOs
@@ -53,6 +56,12 @@ type Result struct {
 	VideoGeneration    Dist    // ms, video jobs whose server reported a generation time
 
 	Stages []StageResult
+
+	// The servers' own profile (latest upstream's Peak Memory and Stage Durations) and
+	// omnik's stream-edge hand-offs (serverstats.go).
+	PeakMemory     Dist // MB, requests that reported peak_memory_mb > 0
+	StageDurations []StageDuration
+	Edges          []EdgeResult
 }
 
 // unboundedRate reports a request rate of "inf", which is also what 0 means.

@@ -68,12 +68,13 @@ func Render(w io.Writer, r *Result, opts RenderOptions) error {
 	var p printer
 	p.header(" "+title+" ", '=')
 	p.serving(r, sel)
-	if opts.Stages && len(r.Stages) > 0 {
+	if opts.Stages && (len(r.Stages) > 0 || len(r.Edges) > 0) {
 		p.WriteString("\n")
 		p.header(" Stage Benchmark Result ", '=')
 		for i := range r.Stages {
 			p.stage(&r.Stages[i], sel)
 		}
+		p.edges(r)
 	}
 	WriteRule(&p.Builder)
 	_, err := io.WriteString(w, p.String())
@@ -100,6 +101,7 @@ func (p *printer) serving(r *Result, sel selection) {
 		p.floatRow("Request goodput (req/s):", *r.RequestGoodput)
 	}
 	p.floatRow("Peak concurrent requests:", float64(r.PeakConcurrency))
+	p.serverBlocks(r)
 	if sel.has("e2el") {
 		p.metric(r, "e2el")
 	}
@@ -118,14 +120,15 @@ func (p *printer) serving(r *Result, sel selection) {
 func (r *Result) hasAudio() bool { return r.AudioTotalDuration > 0 || r.AudioTotalFrames > 0 }
 
 // text prints the Text Result section as latest upstream: nothing for text-less image
-// and video runs, only the input tokens for text-less audio (speech) runs.
+// and video runs, only the input tokens for text-less speech runs (a chat run without
+// text keeps its zero rows, as the reference's chat backend does).
 func (p *printer) text(r *Result, sel selection) {
 	if r.TotalOutput <= 0 && (r.Images > 0 || r.hasVideo()) {
 		return
 	}
 	p.header(" Text Result ", '=')
 	p.intRow("Total input tokens:", int64(r.TotalInput))
-	if r.TotalOutput <= 0 && r.hasAudio() {
+	if r.TotalOutput <= 0 && r.SpeechOnly {
 		return
 	}
 	p.intRow("Total generated tokens:", int64(r.TotalOutput))

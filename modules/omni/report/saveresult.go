@@ -128,7 +128,28 @@ func omnikKeys(r *Result, sel selection) map[string]any {
 		stages[i] = stageKeys(&r.Stages[i])
 	}
 	o["stages"] = stages
+	serverKeys(o, r)
 	return o
+}
+
+// serverKeys are the servers' profile and the stream-edge hand-offs. The latest reference
+// saves the first two under names no stored revision shows, so they are omnik's keys.
+func serverKeys(o map[string]any, r *Result) {
+	if r.PeakMemory.N > 0 {
+		putDist(o, "peak_memory_mb", r.PeakMemory)
+	}
+	durations := map[string]any{}
+	for _, d := range r.StageDurations {
+		durations[d.Key] = map[string]any{"mean": d.Dist.Mean, "median": d.Dist.Median, "p99": d.Dist.Percentiles[0].Value}
+	}
+	o["stage_durations"] = durations
+	edges := map[string]any{}
+	for _, e := range r.Edges {
+		m := map[string]any{}
+		putDist(m, "handoff_ms", e.Handoff)
+		edges[e.Key] = m
+	}
+	o["stream_edges"] = edges
 }
 
 // ErrorBound is the largest relative error of any median or percentile: 0 while every
@@ -139,6 +160,13 @@ func (r *Result) ErrorBound() float64 {
 	for _, s := range r.Stages {
 		ds = append(ds, s.GenTime, s.Postprocess, s.ServingTTFT, s.TTFT, s.TPOT, s.ITL, s.ServingTTFP,
 			s.AudioRTF, s.AudioDurations, s.TTFC, s.TPOP, s.ICL)
+	}
+	ds = append(ds, r.PeakMemory)
+	for _, d := range r.StageDurations {
+		ds = append(ds, d.Dist)
+	}
+	for _, e := range r.Edges {
+		ds = append(ds, e.Handoff)
 	}
 	bound := 0.0
 	for _, d := range ds {
