@@ -40,15 +40,24 @@ func ParseEdge(key string) (from, to, segment int, ok bool) {
 		return 0, 0, 0, false
 	}
 	var errs [3]error
-	from, errs[0] = strconv.Atoi(f)
-	to, errs[1] = strconv.Atoi(t)
-	segment, errs[2] = strconv.Atoi(seg)
+	from, errs[0] = canonicalInt(f)
+	to, errs[1] = canonicalInt(t)
+	segment, errs[2] = canonicalInt(seg)
 	for _, err := range errs {
 		if err != nil {
 			return 0, 0, 0, false
 		}
 	}
-	return from, to, segment, from >= 0 && to >= 0 && segment >= 0 && from != to
+	return from, to, segment, from != to
+}
+
+// canonicalInt reads a stage id written one way only, digits without a sign or a
+// leading zero, so that equal edges have equal keys ("+0" and "00" are not "0").
+func canonicalInt(s string) (int, error) {
+	if s == "" || (len(s) > 1 && s[0] == '0') || strings.Trim(s, "0123456789") != "" {
+		return 0, fmt.Errorf("stage id %q: want canonical digits", s)
+	}
+	return strconv.Atoi(s)
 }
 
 // onEdges keeps a snapshot's edges, each replacing the one of the same key (a snapshot

@@ -13,7 +13,8 @@ import (
 func TestParseEdge(t *testing.T) {
 	t.Parallel()
 	for key, ok := range map[string]bool{"0->1:0": true, "12->3:7": true, "0->0:0": false, "-1->2:0": false,
-		"0->1": false, "0-1:0": false, "a->b:c": false, "0->1:0:0": false, "": false, "0->1:" + string(make([]byte, 40)): false} {
+		"0->1": false, "0-1:0": false, "a->b:c": false, "0->1:0:0": false, "": false,
+		"+0->1:0": false, "00->1:0": false, "0->01:0": false, "0->1:+0": false, "0->1:00": false, " 0->1:0": false, "10->0:20": true, "0->1:" + string(make([]byte, 40)): false} {
 		if _, _, _, got := ParseEdge(key); got != ok {
 			t.Errorf("ParseEdge(%q) ok = %v", key, got)
 		}
