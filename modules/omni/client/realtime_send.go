@@ -101,7 +101,7 @@ func (s *rtSession) speak(ctx context.Context, i int, turn RealtimeTurn) bool {
 		}
 		return true
 	}
-	silence := make([]byte, turn.Format.Frames(int64(turn.Silence.Seconds()*float64(turn.Format.SampleRate)))*int64(turn.Format.FrameSize()))
+	silence := make([]byte, int64(turn.Silence.Seconds()*float64(turn.Format.SampleRate))*int64(turn.Format.FrameSize()))
 	return s.stream(ctx, i, silence, turn.Format, s.turns[i].audible)
 }
 

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/base64"
 	"net/http"
 	"strings"
 	"sync"
@@ -283,6 +284,55 @@ func TestRealtimeVADStreamsSilenceWithoutCommit(t *testing.T) {
 	})
 	if r := recs[0]; !r.OK() || r.Audio.Seconds != 0.5 || r.Realtime.Outcome != record.TurnCompleted {
 		t.Fatalf("record: err %v, audio %v s, turn %+v", r.Err, r.Audio.Seconds, r.Realtime)
+	}
+}
+
+// With server VAD a turn's speech is followed by Silence of zero samples at its format:
+// 1 s of 16 kHz PCM16 is 32000 bytes mono and 64000 stereo.
+func TestRealtimeVADSilenceIsTheScriptsLength(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		channels int
+		want     int
+	}{{1, 32000}, {2, 64000}} {
+		f := wav.PCM16(16000, tc.channels)
+		speech := make([]byte, 640)
+		for i := range speech {
+			speech[i] = 1
+		}
+		got := make(chan int, 1)
+		srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			conn, err := (&websocket.Upgrader{}).Upgrade(w, r, nil)
+			if err != nil {
+				return
+			}
+			defer conn.Close()
+			silence, answered := 0, false
+			var m map[string]any
+			for conn.ReadJSON(&m) == nil {
+				a, _ := m["audio"].(string)
+				b, _ := base64.StdEncoding.DecodeString(a)
+				if len(b) > 0 && b[0] == 0 {
+					silence += len(b)
+				}
+				// Answer once the whole silence arrived; a short one is answered by the stall timeout.
+				if !answered && silence >= tc.want {
+					answered = true
+					conn.WriteMessage(websocket.TextMessage, []byte(`{"type":"response.output_audio.done"}`))
+				}
+			}
+			got <- silence
+		}))
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		Realtime(ctx, websocket.DefaultDialer, RealtimeRequest{
+			URL: "ws" + strings.TrimPrefix(srv.URL, "http"), Lane: record.RealtimeOpenAI, VAD: true, Model: "m",
+			Output: wav.PCM16(24000, 1), Chunk: 20 * time.Millisecond, StallTimeout: 2 * time.Second,
+			Turns: []RealtimeTurn{{Audio: speech, Format: f, Silence: time.Second}},
+		})
+		if n := <-got; n != tc.want {
+			t.Errorf("%d channels: %d bytes of silence, want %d", tc.channels, n, tc.want)
+		}
 	}
 }
 
