@@ -105,10 +105,11 @@ func parseRealtime(body map[string]any) (*realtimeSession, error) {
 		rs.speed = v
 	}
 	if v, ok := number(body["chunkMs"]); ok {
-		if !(v >= 1) {
-			return nil, fmt.Errorf("chunkMs must be >= 1, got %v", v)
+		d, err := millis("chunkMs", v, minChunkMs)
+		if err != nil {
+			return nil, err
 		}
-		rs.chunk = time.Duration(v * float64(time.Millisecond))
+		rs.chunk = d
 	}
 	rate := 16000
 	if v, ok := number(body["inputSampleRate"]); ok {
@@ -155,16 +156,40 @@ func parseTurn(v any, rate int, later bool) (client.RealtimeTurn, error) {
 		return t, errors.New("audio holds no whole sample at a known rate")
 	}
 	t.Audio = t.Audio[:len(t.Audio)/fs*fs] // a trailing partial sample is not speech
-	if v, ok := number(o["silenceMs"]); ok && v > 0 {
-		t.Silence = time.Duration(v * float64(time.Millisecond))
+	if v, ok := number(o["silenceMs"]); ok {
+		d, err := millis("silenceMs", v, 0)
+		if err != nil {
+			return t, err
+		}
+		t.Silence = d
 	}
 	if v, ok := number(o["bargeInMs"]); ok {
-		if !later || !(v >= 0) {
-			return t, errors.New("bargeInMs must be >= 0, on a turn after the first")
+		if !later {
+			return t, errors.New("bargeInMs is for a turn after the first")
 		}
-		t.BargeIn, t.BargeAfter = true, time.Duration(v*float64(time.Millisecond))
+		d, err := millis("bargeInMs", v, 0)
+		if err != nil {
+			return t, err
+		}
+		t.BargeIn, t.BargeAfter = true, d
 	}
 	return t, nil
+}
+
+// minChunkMs floors chunkMs: a smaller append is a few samples, a flood of events.
+const minChunkMs = 10
+
+// maxMillis bounds a script's durations at a day: finite, and far from overflowing
+// a time.Duration.
+const maxMillis = 24 * 3600 * 1000
+
+// millis reads name's milliseconds v as a Duration, refusing NaN, infinities and what
+// lies outside [lo, maxMillis].
+func millis(name string, v, lo float64) (time.Duration, error) {
+	if !(v >= lo && v <= maxMillis) {
+		return 0, fmt.Errorf("%s must be a number of ms from %v to %v, got %v", name, lo, maxMillis, v)
+	}
+	return time.Duration(v * float64(time.Millisecond)), nil
 }
 
 // number reads a JS number as exported (an integer or a float).

@@ -1,6 +1,7 @@
 package omni
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -110,5 +111,47 @@ func TestRealtimeMidSessionFailureEndsTheSession(t *testing.T) {
 	}
 	if got := k.values("requests_failed", "error", "stream_error_event"); len(got) != 1 {
 		t.Errorf("requests_failed{error:stream_error_event} = %v, want the one turn", got)
+	}
+}
+
+// Durations a script gives a session are finite, chunkMs at least minChunkMs, and
+// silenceMs and bargeInMs not negative: anything else is refused before a dial.
+func TestRealtimeRefusesBadDurations(t *testing.T) {
+	t.Parallel()
+	inf, nan := math.Inf(1), math.NaN()
+	for _, tc := range []struct {
+		name string
+		key  string // "chunkMs" at the top, else on the second turn
+		v    float64
+		ok   bool
+	}{
+		{"chunk floor", "chunkMs", minChunkMs, true},
+		{"chunk 100", "chunkMs", 100, true},
+		{"chunk tiny", "chunkMs", 1, false},
+		{"chunk infinite", "chunkMs", inf, false},
+		{"chunk NaN", "chunkMs", nan, false},
+		{"chunk huge", "chunkMs", 1e300, false},
+		{"silence 0", "silenceMs", 0, true},
+		{"silence 500", "silenceMs", 500, true},
+		{"silence negative", "silenceMs", -1, false},
+		{"silence infinite", "silenceMs", inf, false},
+		{"silence NaN", "silenceMs", nan, false},
+		{"barge-in 0", "bargeInMs", 0, true},
+		{"barge-in negative", "bargeInMs", -0.5, false},
+		{"barge-in infinite", "bargeInMs", inf, false},
+		{"barge-in NaN", "bargeInMs", nan, false},
+	} {
+		audio := binary(make([]byte, 320))
+		second := map[string]any{"audio": audio}
+		body := map[string]any{"turns": []any{map[string]any{"audio": audio}, second}}
+		if tc.key == "chunkMs" {
+			body[tc.key] = tc.v
+		} else {
+			second[tc.key] = tc.v
+		}
+		_, err := parseRealtime(body)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: %s %v: err %v, want ok %v", tc.name, tc.key, tc.v, err, tc.ok)
+		}
 	}
 }
