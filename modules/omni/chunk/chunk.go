@@ -61,6 +61,10 @@ func (c *Chunk) Failure() *Error {
 	return &Error{Message: msg, Type: c.Type, Code: scalar(c.Code)}
 }
 
+// MessageText is the top-level message as text ("" when absent): an error event's
+// message when it carries no error object.
+func (c *Chunk) MessageText() string { return scalar(c.Message) }
+
 // Choice is one entry of choices: a delta when streaming, a message otherwise.
 type Choice struct {
 	Index        int     `json:"index"`

@@ -60,6 +60,14 @@ func (c *call) speechEvents() *record.Record {
 				c.b.OnUsage(*ch.Usage)
 			}
 			return false
+		case "speech.audio.error":
+			// decode failed an event with an error object or string; this one has neither.
+			msg := ch.MessageText()
+			if msg == "" {
+				msg = "speech.audio.error without a message"
+			}
+			c.b.Fail(record.KindStreamError, fmt.Sprintf("event at byte %d: %s", ev.Offset, msg))
+			return false
 		case "speech.audio.delta":
 			payload := ch.Audio
 			if payload == nil {

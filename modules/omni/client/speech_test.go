@@ -126,6 +126,26 @@ func TestSpeechSSEFailures(t *testing.T) {
 	}
 }
 
+// speech.audio.error fails the request whatever holds its message: an error object, an
+// error string, a top-level message, or nothing.
+func TestSpeechSSEErrorEventFailsInEveryShape(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ event, want string }{
+		{`{"type":"speech.audio.error","error":{"message":"talker crashed"}}`, "talker crashed"},
+		{`{"type":"speech.audio.error","error":"talker crashed"}`, "talker crashed"},
+		{`{"type":"speech.audio.error","message":"talker crashed"}`, "talker crashed"},
+		{`{"error":null,"message":"talker crashed"}`, "talker crashed"}, // the type only in the event name
+		{`{"type":"speech.audio.error"}`, "without a message"},
+	} {
+		stream := append(speechEvents(false, "audio"), "event: speech.audio.error\ndata: "+tc.event+"\n\n"...)
+		stream = append(stream, speechEvents(true, "audio")...) // what follows an error is not read
+		r := do(t, Speech, replay{header: sseHeader, pieces: [][]byte{stream}}, Request{Audio: pcm24k})
+		if r.OK() || r.Err.Kind != record.KindStreamError || !strings.Contains(r.Err.Message, tc.want) || r.Audio.Frames != 720 {
+			t.Errorf("%s: err %+v, %d frames", tc.event, r.Err, r.Audio.Frames)
+		}
+	}
+}
+
 // A 200 that is not audio is never counted as samples: an error body is the error it
 // carries, HTML or text is malformed.
 func TestSpeechTwoHundredThatIsNotAudio(t *testing.T) {
