@@ -20,7 +20,7 @@ type Accumulator struct {
 
 	completed, failed       int
 	interrupted             int // cut off by the run: neither completed nor failed
-	notSpeech               int // requests to an endpoint other than speech
+	speech, notSpeech       int // requests to speech's endpoints, and to the others
 	totalInput, totalOutput int
 	good                    int
 	measured, continuityOK  int // requests with a continuity measurement, and those within the threshold
@@ -75,7 +75,9 @@ func (a *Accumulator) requests() int { return a.completed + a.failed + a.interru
 // failure or an interruption only counts.
 func (a *Accumulator) Add(r *record.Record) {
 	speech := r.Endpoint == record.EndpointSpeech || r.Endpoint == record.EndpointAudioStream
-	if !speech {
+	if speech {
+		a.speech++
+	} else {
 		a.notSpeech++
 	}
 	if r.Interrupted() {
@@ -155,7 +157,7 @@ func (a *Accumulator) Result(duration time.Duration) *Result {
 		AudioTotalFrames: a.audioFrames,
 		UnderrunMeasured: a.measured,
 		Images:           a.images,
-		SpeechOnly:       a.notSpeech == 0,
+		SpeechOnly:       a.speech > 0 && a.notSpeech == 0,
 	}
 	dur := duration.Seconds()
 	r.RequestThroughput = perSecond(float64(r.Completed), dur)

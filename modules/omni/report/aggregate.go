@@ -20,7 +20,7 @@ type Result struct {
 	Interrupted             int // requests the run cut off; the reference has no such row
 	TotalInput, TotalOutput int
 	// SpeechOnly is a run whose every request went to /v1/audio/speech (or its websocket
-	// stream): vllm bench serve's openai-audio-speech backend.
+	// stream), and there was one: vllm bench serve's openai-audio-speech backend.
 	SpeechOnly bool
 
 	RequestThroughput    float64

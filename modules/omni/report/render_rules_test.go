@@ -60,6 +60,7 @@ func render(t *testing.T, r *Result, opts RenderOptions) string {
 func TestRenderBlockRules(t *testing.T) {
 	t.Parallel()
 	allFailed := aggregate([]*record.Record{req(failed(record.KindConnect))}, time.Second, Options{})
+	empty := aggregate(nil, time.Second, Options{})
 	// Two 1 s chunks, the second 20 ms late.
 	speech := aggregate([]*record.Record{req(at(0, 1200), speech(48000, 100, 1120))}, time.Second, Options{})
 	images := aggregate([]*record.Record{req(at(0, 1000), image(10, 4, 0, 0))}, time.Second, Options{})
@@ -80,6 +81,9 @@ func TestRenderBlockRules(t *testing.T) {
 			[]string{"TTFT", "Audio Result", "Image Result"}},
 		{"default selection leaves out E2EL without samples", allFailed, RenderOptions{},
 			[]string{"Total generated tokens:                  0         \n"}, []string{"E2EL"}},
+		{"an empty run is not a speech run: the usual Text Result rows", empty, RenderOptions{},
+			[]string{"Total input tokens:                      0         \nTotal generated tokens:                  0         \n",
+				"Peak concurrent requests:                0.00      \n"}, nil},
 		{"speech without text prints only the input tokens", speech, RenderOptions{},
 			[]string{"================== Text Result ===================\nTotal input tokens:                      0         \n================== Audio Result ==================\n",
 				"Mean AUDIO_TTFP (ms):                    100.00    \n", "Mean AUDIO_DURATION (s):                 2.00      \n",
