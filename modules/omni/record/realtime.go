@@ -56,10 +56,14 @@ const AnomalyEarlyResponse = "response_before_speech_end"
 
 // Rebase moves the record's start to t, the end of a realtime turn's speech: what
 // arrived before it is placed at 0 and flagged, since a turn's times run from the
-// moment the user stopped talking.
+// moment the user stopped talking. An intended start moves with it: the first turn's
+// start lag stays the dial's, not the dial's plus the speech.
 func (b *Builder) Rebase(t time.Time) {
 	shift := t.Sub(b.r.Start)
 	b.r.Start = t
+	if !b.r.IntendedStart.IsZero() {
+		b.r.IntendedStart = b.r.IntendedStart.Add(shift)
+	}
 	early := 0
 	move := func(at *time.Duration) {
 		if *at -= shift; *at < 0 {
