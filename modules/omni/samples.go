@@ -20,6 +20,7 @@ type Metrics struct {
 	measures                                          []measured
 	stages                                            []measuredStage
 	realtime                                          realtimeMetrics
+	serverTags                                        serverTags
 }
 
 // measured is a record.Measure with its Trend.
