@@ -130,11 +130,18 @@ func (m *Metrics) samples(r *record.Record) []metrics.Sample {
 }
 
 // sampleCount is about how many samples a record becomes: the counters and one per
-// measure, ITL entry (one per text chunk but for a chunk of several tokens), utterance
-// and stage list entry, so their slice is allocated once.
+// measure, ITL entry (one per text chunk but for a chunk of several tokens), utterance,
+// stage list entry, realtime counter (up to 4) and edge event (each edge's events and
+// its hand-off), so their slice is allocated once.
 func sampleCount(r *record.Record) int {
 	n := 9 + len(r.Anomalies) + len(record.Measures) + len(r.TextChunks) + 2*len(r.Utterances) +
-		len(r.Images.StageDurations) + 5*len(r.Edges)
+		len(r.Images.StageDurations)
+	if r.Realtime != nil {
+		n += 4
+	}
+	for _, e := range r.Edges {
+		n += len(e.Values) + 1
+	}
 	for _, st := range r.Stages {
 		n += len(record.StageMeasures)
 		for _, l := range st.Lists {

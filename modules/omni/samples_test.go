@@ -76,3 +76,22 @@ func TestSampleCountHoldsARecordsSamples(t *testing.T) {
 		t.Errorf("the record became %d samples; sampleCount sized %d", got, size)
 	}
 }
+
+// A realtime turn's session counters and every event of every edge fit too: up to
+// record's 16 events an edge plus its hand-off.
+func TestSampleCountHoldsRealtimeAndEdgeSamples(t *testing.T) {
+	t.Parallel()
+	m := RegisterMetrics(metrics.NewRegistry())
+	r := &record.Record{Endpoint: record.EndpointRealtime, Status: 101, Start: time.Now(), End: time.Second,
+		Realtime: &record.Turn{BargeIn: true, Last: true, Completed: 2, Planned: 2}, Edges: map[string]chunk.Edge{}}
+	for e := range 8 {
+		values := map[string]float64{record.EdgeProducerEmit + "_ms": 1, record.EdgeConsumerAccept + "_ms": 2}
+		for i := len(values); i < 16; i++ {
+			values["event_"+strconv.Itoa(i)+"_ms"] = float64(i)
+		}
+		r.Edges[strconv.Itoa(e)+"->"+strconv.Itoa(e+1)+":0"] = chunk.Edge{Values: values}
+	}
+	if got, size := len(m.samples(r)), sampleCount(r); got > size {
+		t.Errorf("the record became %d samples; sampleCount sized %d", got, size)
+	}
+}
