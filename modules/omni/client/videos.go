@@ -276,10 +276,14 @@ func (b *bounded) Read(p []byte) (int, error) {
 }
 
 // resolve settles the video's duration, frames and generation time from the completed
-// job, else from the clip's header, else from what the request asked for, as the
-// reference falls back.
+// job, else from the clip's header, else from the seconds the job echoes, else from what
+// the request asked for, as the reference falls back.
 func (r *videoRun) resolve(j chunk.VideoJob, clip mp4.Info) {
 	v, q := r.b.Video(), r.job
+	v.FPS = j.FPS
+	if v.FPS <= 0 {
+		v.FPS = q.FPS
+	}
 	if !(clip.Seconds <= record.MaxStageValue) {
 		clip.Seconds = 0 // a header no clock has
 	}
@@ -290,6 +294,9 @@ func (r *videoRun) resolve(j chunk.VideoJob, clip mp4.Info) {
 		v.Seconds, v.Source = float64(j.Frames)/j.FPS, record.VideoFromServer
 	case clip.Seconds > 0:
 		v.Seconds, v.Source = clip.Seconds, record.VideoFromContent
+	case j.Seconds > 0:
+		// The job's echo of the seconds asked for, the server's word on it.
+		v.Seconds, v.Source = j.Seconds, record.VideoFromServer
 	case q.Seconds > 0:
 		v.Seconds, v.Source = q.Seconds, record.VideoFromRequest
 	case q.NumFrames > 0 && q.FPS > 0:
@@ -304,12 +311,10 @@ func (r *videoRun) resolve(j chunk.VideoJob, clip mp4.Info) {
 		v.Frames = clip.Frames
 	case q.NumFrames > 0:
 		v.Frames = int64(q.NumFrames)
+	case v.Source == record.VideoFromServer && j.Seconds > 0 && v.FPS > 0:
+		v.Frames = int64(math.Round(j.Seconds * v.FPS))
 	case q.Seconds > 0 && q.FPS > 0:
 		v.Frames = int64(math.Round(q.Seconds * q.FPS))
-	}
-	v.FPS = j.FPS
-	if v.FPS <= 0 {
-		v.FPS = q.FPS
 	}
 	v.GenerationMS = record.LargestGenMS(j.StageDurations)
 	if !(v.GenerationMS > 0 && v.GenerationMS <= record.MaxStageValue) {

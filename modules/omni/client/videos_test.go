@@ -158,13 +158,16 @@ func TestVideosFallsBackToTheRequestedClip(t *testing.T) {
 		source         string
 		generationMS   float64
 		downloadedOnce bool
+		created        string
 	}{
-		{VideoJob{Seconds: 4, FPS: 16}, 4, 64, record.VideoFromRequest, 3000, false},
-		{VideoJob{NumFrames: 81, FPS: 16, Download: true}, 81.0 / 16, 81, record.VideoFromRequest, 3000, true},
-		{VideoJob{}, 0, 0, "", 3000, false},
+		{VideoJob{Seconds: 4, FPS: 16}, 4, 64, record.VideoFromRequest, 3000, false, done},
+		{VideoJob{NumFrames: 81, FPS: 16, Download: true}, 81.0 / 16, 81, record.VideoFromRequest, 3000, true, done},
+		{VideoJob{}, 0, 0, "", 3000, false, done},
+		// The job's echoed seconds come before the request's.
+		{VideoJob{Seconds: 4, FPS: 16}, 6, 96, record.VideoFromServer, 0, false, `{"id":"video_gen_7","status":"completed","seconds":"6"}`},
 	}
 	for _, tt := range tests {
-		vs := &videoServer{created: done, content: 10}
+		vs := &videoServer{created: tt.created, content: 10}
 		tt.job.PollInterval = time.Millisecond
 		r := runVideo(t, vs, time.Minute, tt.job)
 		v := r.Video
