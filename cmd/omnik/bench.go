@@ -97,7 +97,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.host, "host", "127.0.0.1", "server host")
 	fs.IntVar(&f.port, "port", 8000, "server port")
 	fs.StringVar(&f.endpoint, "endpoint", "/v1/chat/completions", "API path: /v1/chat/completions, /v1/images/generations, /v1/images/edits, /v1/audio/speech, /v1/videos")
-	fs.StringVar(&f.backend, "backend", "", "openai-chat-omni, openai-audio-speech, openai-image-edits-omni (default: from --endpoint)")
+	fs.StringVar(&f.backend, "backend", "", "openai-chat-omni, openai-audio-speech, openai-image-edits-omni, openai-images-omni, openai-videos-omni (default: from --endpoint)")
 	fs.StringArrayVar(&f.headers, "header", nil, "KEY=VALUE header sent with every request; repeatable or space-separated")
 	fs.BoolVar(&f.run.omni.tls.insecure, "insecure", false, "accept any TLS certificate (self-signed servers): --insecure-skip-tls-verify")
 	f.run.omni.tls.register(fs)

@@ -76,8 +76,11 @@ const senders = {
   // it does not download the clip.
   'openai-videos-omni': (s, params) => {
     const { poll_interval_s: interval = 2, poll_timeout_s: timeout = 6 * 3600, ...body } = bench.extraBody;
+    // A param left undefined (the initial test's timeout without a ready check) must not
+    // erase the poll timeout.
+    const set = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined));
     return omni.videos.generate({ prompt: s.prompt, return_stage_metrics: bench.returnStageMetrics, ...body },
-      { pollInterval: interval * 1000, timeout: timeout * 1000, download: false, ...params });
+      { pollInterval: interval * 1000, timeout: timeout * 1000, download: false, ...set });
   },
 };
 

@@ -86,7 +86,10 @@ func TestBenchFlagsShapeTheScript(t *testing.T) {
 		{name: "speech endpoint", args: []string{"--endpoint", "/v1/audio/speech"}, want: want{"backend": "openai-audio-speech"}},
 		{name: "image edits endpoint", args: []string{"--endpoint", "/v1/images/edits"}, want: want{"backend": "openai-image-edits-omni"}},
 		{name: "image generations endpoint", args: []string{"--endpoint", "/v1/images/generations"}, want: want{"backend": "openai-images-omni"}},
-		{name: "videos endpoint", args: []string{"--endpoint", "/v1/videos"}, want: want{"backend": "openai-videos-omni"}},
+		{name: "videos endpoint", args: []string{"--endpoint", "/v1/videos"}, want: want{"backend": "openai-videos-omni", "setupTimeout": "6h0m0s"}},
+		// A video job's request lasts up to its poll timeout, not the client's.
+		{name: "video setup timeout from poll_timeout_s", args: []string{"--endpoint", "/v1/videos", "--num-warmups", "1", "--ready-check-timeout-sec", "30",
+			"--extra-body", `{"poll_timeout_s":1800}`}, want: want{"setupTimeout": "1h0m30s"}},
 		{name: "backend over endpoint", args: []string{"--backend", "openai-audio-speech"}, want: want{"backend": "openai-audio-speech"}},
 		{name: "model", args: []string{"--model", "org/m1"}, want: want{"omni.model": "org/m1"}},
 		{name: "served model name over model", args: []string{"--model", "org/m1", "--served-model-name", "served"},

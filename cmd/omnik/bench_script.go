@@ -185,9 +185,9 @@ func benchOptions(p *benchPlan, f *benchFlags) map[string]any {
 		omniOpts["tls"] = tls.files
 	}
 	// setup sends the initial test request (retried up to --ready-check-timeout-sec) and
-	// the warmups one after another, each within the request timeout: the default setup
-	// timeout of 60 s would cut a slow server short.
-	setup := time.Duration(f.readyCheckTimeout)*time.Second + time.Duration(1+f.numWarmups)*omni.DefaultTimeout
+	// the warmups one after another, each within the request timeout (a video job's poll
+	// timeout): the default setup timeout of 60 s would cut a slow server short.
+	setup := time.Duration(f.readyCheckTimeout)*time.Second + time.Duration(1+f.numWarmups)*p.requestTimeout()
 	return map[string]any{"scenarios": map[string]any{"bench": scenario}, "omni": omniOpts, "setupTimeout": setup.String()}
 }
 
@@ -234,4 +234,20 @@ func mustJSON(v any) string {
 func mustJSONIndent(v any) string {
 	b, _ := json.MarshalIndent(v, "", "  ")
 	return string(b)
+}
+
+// defaultPollTimeout is the reference's poll_timeout_s default, bench.js's too.
+const defaultPollTimeout = 6 * time.Hour
+
+// requestTimeout bounds one request of the plan in setup: the client's timeout, or a
+// video job's poll_timeout_s when longer (from the extra body, as bench.js reads it).
+func (p *benchPlan) requestTimeout() time.Duration {
+	if p.backend != "openai-videos-omni" {
+		return omni.DefaultTimeout
+	}
+	s, ok := p.params.ExtraBody["poll_timeout_s"].(float64)
+	if !ok || !(s > 0 && s < float64(math.MaxInt64/int64(time.Second))) {
+		return defaultPollTimeout
+	}
+	return max(time.Duration(s*float64(time.Second)), omni.DefaultTimeout)
 }

@@ -220,3 +220,34 @@ func TestOutcomesCountRecordsButInterruptions(t *testing.T) {
 		t.Errorf("completed %d after an ok record", o.completed)
 	}
 }
+
+// Without a ready check the initial test's timeout is undefined, which must not erase a
+// video job's poll_timeout_s: the job that never completes fails the test at the poll
+// timeout. The server cancels the job at poll 200, which polls 1 ms apart cannot reach
+// within a 50 ms poll timeout; the client's timeout (10 min) would let them.
+func TestBenchVideoInitialTestKeepsThePollTimeout(t *testing.T) {
+	t.Parallel()
+	sim, err := mock.New(mock.WithSpeed(20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var polls atomic.Int32
+	srv := serveRecorded(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodPost && r.URL.Path == "/v1/videos":
+			_, _ = w.Write([]byte(`{"id":"video_gen_1","status":"queued"}`))
+		case r.Method == http.MethodGet && r.URL.Path == "/v1/videos/video_gen_1":
+			status := "in_progress"
+			if polls.Add(1) >= 200 {
+				status = "cancelled"
+			}
+			_, _ = w.Write([]byte(`{"id":"video_gen_1","status":"` + status + `"}`))
+		default:
+			sim.Handler().ServeHTTP(w, r)
+		}
+	}))
+	args := append(benchArgs(srv, "--num-prompts", "2", "--endpoint", "/v1/videos", "--model", "Wan-AI/Wan2.2-T2V-A14B-Diffusers"),
+		"--extra-body", `{"poll_interval_s":0.001,"poll_timeout_s":0.05}`)
+	r := runOmnik(t, t.TempDir(), nil, args...)
+	expect{code: 108, stderr: []string{initialTestFailed + "video job video_gen_1 not completed within the timeout"}, notStdout: []string{"Successful requests"}}.check(t, r)
+}

@@ -2,6 +2,8 @@ package omni
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -25,7 +27,10 @@ func (m *Module) videoFn(vu *js.VU, get func() (*target, []*target)) func(goja.F
 	return func(fc goja.FunctionCall) goja.Value {
 		// A body that is not an object is refused by callFn's prepare.
 		body, _ := exportBody(fc.Argument(0)).(map[string]any)
-		job := videoJob(body, fc.Argument(1))
+		job, err := videoJob(body, fc.Argument(1))
+		if err != nil {
+			panic(vu.Runtime().NewTypeError("omni.videos.generate(): " + err.Error()))
+		}
 		return m.callFn(vu, get, endpoint{name: "omni.videos.generate()", path: "/v1/videos", defaults: videoDefaults, encode: multipartBody,
 			do: func(ctx context.Context, hc *http.Client, req client.Request) *record.Record {
 				return client.Videos(ctx, hc, req, job)
@@ -43,22 +48,35 @@ func videoDefaults(body map[string]any, model string) {
 }
 
 // videoJob reads the video parameters of a call: pollInterval (ms) and download from its
-// params, the clip asked for from its body.
-func videoJob(body map[string]any, paramsV goja.Value) client.VideoJob {
+// params, the clip asked for from its body. A pollInterval under 1 ms or not finite, or a
+// timeout not finite, is refused: either would make the poll loop spin.
+func videoJob(body map[string]any, paramsV goja.Value) (client.VideoJob, error) {
 	job := client.VideoJob{PollInterval: DefaultPollInterval, Download: true,
 		Seconds: bodyNumber(body["seconds"]), NumFrames: bodyNumber(body["num_frames"]), FPS: bodyNumber(body["fps"])}
 	po, ok := paramsV.(*goja.Object)
 	if !ok {
-		return job
+		return job, nil
 	}
-	if v := po.Get("pollInterval"); v != nil && !goja.IsUndefined(v) && v.ToFloat() > 0 {
-		job.PollInterval = time.Duration(v.ToFloat() * float64(time.Millisecond))
+	if v := po.Get("pollInterval"); v != nil && !goja.IsUndefined(v) {
+		ms := v.ToFloat()
+		if !(ms >= 1 && ms <= maxPollMS) {
+			return job, fmt.Errorf("pollInterval must be a finite number of ms >= 1, got %v", v)
+		}
+		job.PollInterval = time.Duration(ms * float64(time.Millisecond))
+	}
+	if v := po.Get("timeout"); v != nil && !goja.IsUndefined(v) {
+		if ms := v.ToFloat(); !(ms >= 0 && ms <= maxPollMS) {
+			return job, fmt.Errorf("timeout must be a finite number of ms >= 0, got %v", v)
+		}
 	}
 	if v := po.Get("download"); v != nil && !goja.IsUndefined(v) {
 		job.Download = v.ToBoolean()
 	}
-	return job
+	return job, nil
 }
+
+// maxPollMS is the largest interval or timeout a Duration holds, in ms (292 years).
+const maxPollMS = float64(math.MaxInt64 / int64(time.Millisecond))
 
 // bodyNumber is a body field as a number: vLLM-Omni takes seconds as a string ("4").
 func bodyNumber(v any) float64 {

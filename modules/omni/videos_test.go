@@ -91,3 +91,36 @@ export default async function () {
 		})
 	}
 }
+
+// A pollInterval that would spin the poll loop (not finite, under 1 ms) or a timeout
+// that is not finite throws a TypeError before any request.
+func TestVideoJobRefusesASpinningPollInterval(t *testing.T) {
+	t.Parallel()
+	_, _, vu := runScript(t, `import omni from 'omni';
+export default async function () {
+  globalThis.errs = [];
+  for (const p of [{ pollInterval: Infinity }, { pollInterval: 0.0001 }, { pollInterval: 0 }, { pollInterval: NaN }, { timeout: Infinity }]) {
+    try {
+      await omni.videos.generate({ prompt: 'a lake' }, p);
+      errs.push('no error');
+    } catch (e) {
+      errs.push((e instanceof TypeError) + ' ' + e.message);
+    }
+  }
+}`)
+	rt := vu.Runtime()
+	var errs []string
+	if err := rt.ExportTo(rt.Get("errs"), &errs); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"true omni.videos.generate(): pollInterval must be a finite number of ms >= 1, got Infinity",
+		"true omni.videos.generate(): pollInterval must be a finite number of ms >= 1, got 0.0001",
+		"true omni.videos.generate(): pollInterval must be a finite number of ms >= 1, got 0",
+		"true omni.videos.generate(): pollInterval must be a finite number of ms >= 1, got NaN",
+		"true omni.videos.generate(): timeout must be a finite number of ms >= 0, got Infinity",
+	}
+	if strings.Join(errs, "\n") != strings.Join(want, "\n") {
+		t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(errs, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"time"
@@ -29,7 +30,9 @@ type VideoJob struct {
 // downloads {URL}/{id}/content. The record ends at the answer of the poll that saw the
 // job completed (E2EL, as the reference measures it: poll waits included); the download
 // is timed apart (Video.Content). The request's context deadline is the poll timeout: a
-// job still unfinished then fails as a timeout that names its last status.
+// job still unfinished then fails as a timeout that names its last status. The download
+// has what is left of that deadline and Limits.Body for its bytes; its failures name the
+// content, never the poll timeout.
 func Videos(ctx context.Context, hc *http.Client, req Request, job VideoJob) *record.Record {
 	c, failed := start(ctx, hc, &req, record.EndpointVideos)
 	if c == nil {
@@ -59,16 +62,18 @@ func Videos(ctx context.Context, hc *http.Client, req Request, job VideoJob) *re
 			return r.finish(time.Now())
 		}
 		sent = time.Now()
-		where := fmt.Sprintf("status poll %d of job %s", r.b.Video().Polls+1, j.ID)
-		c := r.get(req.URL+"/"+j.ID, where)
+		// Counted before it is sent, so a timeout during it names as many polls as the record.
 		r.b.Video().Polls++
+		where := fmt.Sprintf("status poll %d of job %s", r.b.Video().Polls, j.ID)
+		c := r.get(req.URL+"/"+j.ID, where)
 		if c == nil {
 			return r.finish(time.Now())
 		}
 		if body, at, ok = r.read(c, where); !ok {
 			return r.finish(time.Now())
 		}
-		if j, ok = r.decode(body, where); !ok {
+		id := j.ID
+		if j, ok = r.decode(body, where); !ok || !r.polled(j, id, where) {
 			return r.finish(at)
 		}
 	}
@@ -93,6 +98,24 @@ type videoRun struct {
 	sent     func() int64 // the create request's body bytes
 	received int64
 	progress float64 // the last progress the job reported, for a timeout's message
+	content  bool    // the job completed: failures are the download's
+}
+
+// polled checks a poll's answer is about job id and says how it stands: an error object
+// beside an unfinished status fails the record as a stream's error event would, an
+// empty status or another job's id is malformed.
+func (r *videoRun) polled(j chunk.VideoJob, id, where string) bool {
+	switch {
+	case j.Error != nil && j.Status != chunk.VideoFailed:
+		r.b.Fail(record.KindStreamError, where+": "+errorText(j.Error))
+	case j.Status == "":
+		r.b.Fail(record.KindMalformed, where+": the answer has no status")
+	case j.ID != id:
+		r.b.Fail(record.KindMalformed, fmt.Sprintf("%s: the answer is about job %q", where, j.ID))
+	default:
+		return true
+	}
+	return false
 }
 
 // take reads a job answer into the record and reports whether the job is still to be
@@ -111,6 +134,11 @@ func (r *videoRun) take(j chunk.VideoJob) bool {
 			reason = errorText(j.Error)
 		}
 		r.b.Fail(record.KindJobFailed, fmt.Sprintf("video job %s failed after %d polls: %s", j.ID, v.Polls, reason))
+		return false
+	case chunk.VideoQueued, chunk.VideoInProgress, "":
+	default:
+		// cancelled, expired: a job that will never complete.
+		r.b.Fail(record.KindJobFailed, fmt.Sprintf("video job %s ended with status %q after %d polls", j.ID, j.Status, v.Polls))
 		return false
 	}
 	r.progress = j.Progress
@@ -175,11 +203,18 @@ func (r *videoRun) get(url, where string) *call {
 // failed records a transport or reader error of an exchange: the job's own timeout
 // message when its time is up, else the error classified.
 func (r *videoRun) failed(c *call, where string, err error) {
-	if r.ctx.Err() != nil {
+	if r.ctx.Err() != nil && !r.content {
 		r.ended()
 		return
 	}
 	kind, err := c.failure(err)
+	if kind == record.KindTimeout && r.content {
+		var n int64
+		if c.body != nil {
+			n = c.body.n
+		}
+		err = fmt.Errorf("not downloaded within the timeout after %d bytes", n)
+	}
 	r.b.Fail(kind, where+": "+err.Error())
 }
 
@@ -211,11 +246,12 @@ func (r *videoRun) decode(body []byte, where string) (chunk.VideoJob, bool) {
 // counted all the same.
 func (r *videoRun) download(url string) mp4.Info {
 	where := "the content of job " + r.b.Video().JobID
+	r.content = true
 	c := r.get(url, where)
 	if c == nil {
 		return mp4.Info{}
 	}
-	clip, err := mp4.Scan(c.body)
+	clip, err := mp4.Scan(&bounded{r: c.body, limit: r.req.Limits.Body})
 	if err != nil && !errors.Is(err, mp4.ErrNotMP4) {
 		r.failed(c, where, err)
 	}
@@ -224,11 +260,30 @@ func (r *videoRun) download(url string) mp4.Info {
 	return clip
 }
 
+// bounded reads r until more than left bytes came, then fails with ErrBodyTooLarge, as
+// readBody bounds a whole body.
+type bounded struct {
+	r        io.Reader
+	n, limit int64
+}
+
+func (b *bounded) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if b.n += int64(n); b.n > b.limit {
+		return n, fmt.Errorf("%w: more than %d bytes (options.omni.maxBodyBytes)", ErrBodyTooLarge, b.limit)
+	}
+	return n, err
+}
+
 // resolve settles the video's duration, frames and generation time from the completed
-// job, else from the clip's header, else from what the request asked for, as the
-// reference falls back.
+// job, else from the clip's header, else from the seconds the job echoes, else from what
+// the request asked for, as the reference falls back.
 func (r *videoRun) resolve(j chunk.VideoJob, clip mp4.Info) {
 	v, q := r.b.Video(), r.job
+	v.FPS = j.FPS
+	if v.FPS <= 0 {
+		v.FPS = q.FPS
+	}
 	if !(clip.Seconds <= record.MaxStageValue) {
 		clip.Seconds = 0 // a header no clock has
 	}
@@ -239,6 +294,9 @@ func (r *videoRun) resolve(j chunk.VideoJob, clip mp4.Info) {
 		v.Seconds, v.Source = float64(j.Frames)/j.FPS, record.VideoFromServer
 	case clip.Seconds > 0:
 		v.Seconds, v.Source = clip.Seconds, record.VideoFromContent
+	case j.Seconds > 0:
+		// The job's echo of the seconds asked for, the server's word on it.
+		v.Seconds, v.Source = j.Seconds, record.VideoFromServer
 	case q.Seconds > 0:
 		v.Seconds, v.Source = q.Seconds, record.VideoFromRequest
 	case q.NumFrames > 0 && q.FPS > 0:
@@ -253,12 +311,10 @@ func (r *videoRun) resolve(j chunk.VideoJob, clip mp4.Info) {
 		v.Frames = clip.Frames
 	case q.NumFrames > 0:
 		v.Frames = int64(q.NumFrames)
+	case v.Source == record.VideoFromServer && j.Seconds > 0 && v.FPS > 0:
+		v.Frames = int64(math.Round(j.Seconds * v.FPS))
 	case q.Seconds > 0 && q.FPS > 0:
 		v.Frames = int64(math.Round(q.Seconds * q.FPS))
-	}
-	v.FPS = j.FPS
-	if v.FPS <= 0 {
-		v.FPS = q.FPS
 	}
 	v.GenerationMS = record.LargestGenMS(j.StageDurations)
 	if !(v.GenerationMS > 0 && v.GenerationMS <= record.MaxStageValue) {

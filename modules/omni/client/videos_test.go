@@ -123,6 +123,14 @@ func TestVideosFailures(t *testing.T) {
 			record.KindMalformed, "the create answer has no job id", 0},
 		{"a poll answer cut short", &videoServer{created: queued, polls: []string{`{"id":"video_gen_7","sta`}}, time.Minute,
 			record.KindMalformed, "status poll 1 of job video_gen_7", 1},
+		{"a poll answer with an error object", &videoServer{created: queued, polls: []string{`{"id":"video_gen_7","status":"in_progress","error":{"message":"worker lost"}}`}}, time.Minute,
+			record.KindStreamError, "status poll 1 of job video_gen_7: worker lost", 1},
+		{"a poll answer without a status", &videoServer{created: queued, polls: []string{`{"id":"video_gen_7"}`}}, time.Minute,
+			record.KindMalformed, "status poll 1 of job video_gen_7: the answer has no status", 1},
+		{"a poll answer about another job", &videoServer{created: queued, polls: []string{`{"id":"video_gen_8","status":"completed"}`}}, time.Minute,
+			record.KindMalformed, `status poll 1 of job video_gen_7: the answer is about job "video_gen_8"`, 1},
+		{"the job cancelled", &videoServer{created: queued, polls: []string{inProgress, `{"id":"video_gen_7","status":"cancelled"}`}}, time.Minute,
+			record.KindJobFailed, `video job video_gen_7 ended with status "cancelled" after 2 polls`, 2},
 		{"content cut short", &videoServer{created: queued, polls: []string{completed}, content: 100, announced: 1000}, time.Minute,
 			record.KindTruncated, "the content of job video_gen_7: body ended at byte 100 of its Content-Length 1000", 1},
 	}
@@ -150,13 +158,16 @@ func TestVideosFallsBackToTheRequestedClip(t *testing.T) {
 		source         string
 		generationMS   float64
 		downloadedOnce bool
+		created        string
 	}{
-		{VideoJob{Seconds: 4, FPS: 16}, 4, 64, record.VideoFromRequest, 3000, false},
-		{VideoJob{NumFrames: 81, FPS: 16, Download: true}, 81.0 / 16, 81, record.VideoFromRequest, 3000, true},
-		{VideoJob{}, 0, 0, "", 3000, false},
+		{VideoJob{Seconds: 4, FPS: 16}, 4, 64, record.VideoFromRequest, 3000, false, done},
+		{VideoJob{NumFrames: 81, FPS: 16, Download: true}, 81.0 / 16, 81, record.VideoFromRequest, 3000, true, done},
+		{VideoJob{}, 0, 0, "", 3000, false, done},
+		// The job's echoed seconds come before the request's.
+		{VideoJob{Seconds: 4, FPS: 16}, 6, 96, record.VideoFromServer, 0, false, `{"id":"video_gen_7","status":"completed","seconds":"6"}`},
 	}
 	for _, tt := range tests {
-		vs := &videoServer{created: done, content: 10}
+		vs := &videoServer{created: tt.created, content: 10}
 		tt.job.PollInterval = time.Millisecond
 		r := runVideo(t, vs, time.Minute, tt.job)
 		v := r.Video
@@ -213,5 +224,56 @@ func TestVideosReadsTheClipsHeader(t *testing.T) {
 		if !r.OK() || v.Seconds != tt.seconds || v.Frames != tt.frames || v.Source != tt.source || v.Bytes != int64(len(tt.clip)) {
 			t.Errorf("%q: %+v %+v", tt.clip[:8], r.Err, v)
 		}
+	}
+}
+
+// A completed job whose download outlives the deadline fails as its content, and a poll
+// the deadline cuts names as many polls as the record counts.
+func TestVideosTimeoutsNameWhatTheyCut(t *testing.T) {
+	t.Parallel()
+	hang := func(content bool) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			switch {
+			case r.Method == http.MethodPost:
+				if content {
+					fmt.Fprint(w, `{"id":"video_gen_7","status":"completed"}`)
+				} else {
+					fmt.Fprint(w, queued)
+				}
+				return
+			case content:
+				w.Header().Set("Content-Length", "1000")
+				w.Write(make([]byte, 10))
+				w.(http.Flusher).Flush()
+			}
+			<-r.Context().Done()
+		}
+	}
+	for _, content := range []bool{true, false} {
+		srv := serve(t, hang(content))
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		r := Videos(ctx, srv.Client(), Request{URL: srv.URL + "/v1/videos"}, VideoJob{PollInterval: time.Millisecond, Download: true})
+		cancel()
+		want := "the content of job video_gen_7: not downloaded within the timeout after 10 bytes"
+		if !content {
+			want = fmt.Sprintf("video job video_gen_7 not completed within the timeout: %d polls,", r.Video.Polls)
+		}
+		if r.Err == nil || r.Err.Kind != record.KindTimeout || !strings.HasPrefix(r.Err.Message, want) {
+			t.Errorf("content %v: err = %+v, want %q", content, r.Err, want)
+		}
+	}
+}
+
+// The content counts against maxBodyBytes: past it the download stops, oversized.
+func TestVideosContentIsBoundedByTheBodyLimit(t *testing.T) {
+	t.Parallel()
+	vs := &videoServer{created: `{"id":"video_gen_7","status":"completed"}`, content: 100 << 10}
+	srv := serve(t, vs)
+	r := Videos(context.Background(), srv.Client(), Request{URL: srv.URL + "/v1/videos", Limits: Limits{Body: 1000}}, VideoJob{Download: true})
+	if r.Err == nil || r.Err.Kind != record.KindOversized || !strings.Contains(r.Err.Message, "the content of job video_gen_7: client: response body too large: more than 1000 bytes") {
+		t.Fatalf("err = %+v", r.Err)
+	}
+	if r.Video.Bytes >= 100<<10 {
+		t.Errorf("read %d bytes past the limit", r.Video.Bytes)
 	}
 }

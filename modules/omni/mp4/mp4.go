@@ -10,9 +10,9 @@ import (
 	"io"
 )
 
-// MaxMoov bounds the moov box read into memory: a clip's sample tables are kilobytes to a
-// few megabytes; a larger one is skipped.
-const MaxMoov = 16 << 20
+// MaxMoov bounds the moov box read into memory, once per download and VU: a clip's
+// header and sample tables are kilobytes; a larger one is skipped.
+const MaxMoov = 1 << 20
 
 // ErrNotMP4 means the bytes are not a sequence of ISO BMFF boxes.
 var ErrNotMP4 = errors.New("mp4: not an ISO base media file")

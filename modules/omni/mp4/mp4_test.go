@@ -53,6 +53,9 @@ func TestScan(t *testing.T) {
 		{"cut inside mdat", bytes.Join([][]byte{ftyp, box("moov", mvhd0(1, 4)), mdat[:500]}, nil), Info{4, 0}, ErrNotMP4},
 		{"not boxes", []byte("<html>not a video</html>"), Info{}, ErrNotMP4},
 		{"empty", nil, Info{}, nil},
+		// Past 1 MiB a moov is skipped, not held: headers are kilobytes.
+		{"moov over 1 MiB", bytes.Join([][]byte{ftyp, box("moov", mvhd0(1, 4), box("free", make([]byte, 1<<20)))}, nil), Info{}, nil},
+		{"moov just under 1 MiB", bytes.Join([][]byte{ftyp, box("moov", mvhd0(1, 4), box("free", make([]byte, 1<<20-64)))}, nil), Info{4, 0}, nil},
 	}
 	for _, tt := range tests {
 		got, err := Scan(iotest.HalfReader(bytes.NewReader(tt.file)))

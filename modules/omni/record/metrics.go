@@ -172,7 +172,7 @@ func ImageGenerationMS(r *Record) (float64, bool) {
 	if sum > 0 || ImageCount(r) == 0 {
 		// The profile's *_gen_ms times an image only when there is one: a speech or chat
 		// response's profile times its other stages, a video job's its video
-		// (VideoGenerationMS).
+		// (Video.GenerationMS, from LargestGenMS).
 		return sum, sum > 0
 	}
 	sum = LargestGenMS(r.Images.StageDurations)

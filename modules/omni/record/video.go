@@ -9,7 +9,8 @@ import (
 
 // Video is what an async video job (/v1/videos) reported and delivered. The job's
 // completion is seen by a status poll: the record's End is that poll's answer, and the
-// job completed after Pending, the send of the last poll that found it unfinished. So
+// job completed after Pending, the send of the last exchange (the create, at 0, or a poll)
+// that found it unfinished. So
 // End − Pending (the poll window, at most the poll interval plus two poll round trips)
 // bounds how far E2EL overshoots the true completion.
 type Video struct {
@@ -17,7 +18,7 @@ type Video struct {
 	Status       string // the last status the job reported
 	Polls        int    // status polls sent
 	PollInterval time.Duration
-	Pending      time.Duration // the last poll that found the job unfinished was sent (0: none did)
+	Pending      time.Duration // the last exchange that found the job unfinished was sent (0: the create, or none)
 	Content      time.Duration // the content download ended; 0 when it was not asked for
 	Bytes        int64         // content bytes received
 	Seconds      float64       // video duration
@@ -42,8 +43,8 @@ const (
 // Video returns the record's video, for the reader of a video job to fill.
 func (b *Builder) Video() *Video { return &b.r.Video }
 
-// VideoGenerationMS is the server's stage_durations generation time: the largest
-// *_gen_ms, as for images; 0 when none.
+// LargestGenMS is the server's stage_durations generation time: the largest *_gen_ms,
+// as for images and a video job's Video.GenerationMS; 0 when none.
 func LargestGenMS(durations chunk.Durations) float64 {
 	gen := 0.0
 	for _, d := range durations {
