@@ -130,7 +130,7 @@ func (t target) stepOptions(script json.RawMessage, knob Knob, load float64, d t
 		return nil, err
 	}
 	for name, sc := range t.others {
-		if scenarios[name], err = editRaw(scenarios[name], t.cap(sc, d), nil); err != nil {
+		if scenarios[name], err = editRaw(scenarios[name], t.endWith(sc, d), nil); err != nil {
 			return nil, err
 		}
 	}
@@ -140,9 +140,9 @@ func (t target) stepOptions(script json.RawMessage, knob Knob, load float64, d t
 	return json.Marshal(top)
 }
 
-// cap is what bounds another scenario to end with the swept one, a step of length d
+// endWith is what bounds another scenario to end with the swept one, a step of length d
 // after the swept one's start: its duration, or for iterations its maxDuration.
-func (t target) cap(sc *engine.ScenarioConfig, d time.Duration) map[string]any {
+func (t target) endWith(sc *engine.ScenarioConfig, d time.Duration) map[string]any {
 	start := time.Duration(0)
 	if sc.StartTime != nil {
 		start = sc.StartTime.D()

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -69,15 +70,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	// The verdict follows the last column unaligned: words read left to right.
 	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t  verdict")
 	rows := slices.Clone(r.Steps)
-	slices.SortStableFunc(rows, func(a, b Step) int {
-		switch {
-		case a.Load < b.Load:
-			return -1
-		case a.Load > b.Load:
-			return 1
-		}
-		return a.N - b.N
-	})
+	slices.SortStableFunc(rows, func(a, b Step) int { return cmp.Compare(a.Load, b.Load) })
 	for _, st := range rows {
 		cells := []string{strconv.Itoa(st.N), r.Knob.Format(st.Load), strconv.FormatFloat(st.Throughput, 'f', 2, 64),
 			strconv.FormatInt(st.Requests, 10), strconv.FormatInt(st.Failed, 10), strconv.FormatInt(st.Dropped, 10), cpuCell(st), waitCell(st)}

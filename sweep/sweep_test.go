@@ -91,14 +91,15 @@ export default async function () {
 `
 
 // Against a simulator that queues what is in flight past 4 requests, a sweep of a closed
-// loop's VUs finds the knee exactly: n VUs keep n requests in flight (but for the
-// microseconds between a VU's iterations), so 4 never queue and 5 always do, however
-// slow a busy machine makes each request. The search climbs 1, 2, 4, 8 and bisects to
-// the neighbours 4 and 5.
+// loop's VUs finds the knee exactly: n VUs keep n requests in flight but for the time a
+// VU spends between two, so 4 never queue and 5 nearly always do. At a quarter of real
+// speed a request lasts about 600 ms in the server, which a busy machine's gap between a
+// VU's requests (milliseconds) does not come near. The search climbs 1, 2, 4, 8 and
+// bisects to the neighbours 4 and 5.
 func TestSweepFindsTheSimulatorsKnee(t *testing.T) {
 	t.Parallel()
 	const knee = 4
-	code, res, out := sweepOf(t, vusKneeScript, nil, mock.WithLoadCurve(knee, 0))
+	code, res, out := sweepOf(t, vusKneeScript, nil, mock.WithLoadCurve(knee, 0), mock.WithSpeed(0.25))
 	if res.ClientLimited {
 		if !strings.Contains(res.Stop, "the client") {
 			t.Errorf("stopped for the client, saying %q", res.Stop)

@@ -64,35 +64,25 @@ func (o *Outcome) Throughput() float64 {
 // Outcome is what Run found; nil before Run returned.
 func (t *Test) Outcome() *Outcome { return t.outcome }
 
-// outcomeLoad are the metrics of an arrival schedule the Outcome reports.
-var outcomeLoad = []string{"dropped_iterations", "schedule_lag"}
-
-// watchOutcomeScenario follows outcomeLoad for Options.OutcomeScenario alone: other
-// scenarios beside it drop and lag on their own account.
-func (t *Test) watchOutcomeScenario(p *metrics.Pipeline) error {
-	if t.opts.OutcomeScenario == "" {
-		return nil
+// outcomeSinks are the sinks of the arrival schedule's metrics the Outcome reads:
+// dropped_iterations and schedule_lag, or, with Options.OutcomeScenario, that scenario's
+// sub-metrics (other scenarios beside it drop and lag on their own account), which p
+// then follows.
+func (t *Test) outcomeSinks(p *metrics.Pipeline) (dropped, lag string, err error) {
+	dropped, lag = "dropped_iterations", "schedule_lag"
+	sc := t.opts.OutcomeScenario
+	if sc == "" {
+		return dropped, lag, nil
 	}
-	sel := metrics.NewTagSet(map[string]string{"scenario": t.opts.OutcomeScenario})
-	for _, name := range outcomeLoad {
+	sel := metrics.NewTagSet(map[string]string{"scenario": sc})
+	for _, name := range []string{dropped, lag} {
 		if m := t.registry.Get(name); m != nil {
 			if err := p.AddSubMetric(m, sel); err != nil {
-				return err
+				return "", "", err
 			}
 		}
 	}
-	return nil
-}
-
-// outcomeSinks names the sinks of outcomeLoad the Outcome reads: the metrics', or the
-// OutcomeScenario's sub-metrics.
-func (t *Test) outcomeSinks() (dropped, lag string) {
-	dropped, lag = outcomeLoad[0], outcomeLoad[1]
-	if sc := t.opts.OutcomeScenario; sc != "" {
-		sel := metrics.NewTagSet(map[string]string{"scenario": sc})
-		dropped, lag = metrics.SubMetricName(dropped, sel), metrics.SubMetricName(lag, sel)
-	}
-	return dropped, lag
+	return metrics.SubMetricName(dropped, sel), metrics.SubMetricName(lag, sel), nil
 }
 
 func newOutcome(code engine.ExitCode, res engine.Result, ev metrics.Evaluation, end runEnd, measured *requestCounts, w *window, snap *metrics.Snapshot, dropped, lag string) *Outcome {

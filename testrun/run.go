@@ -74,7 +74,8 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 		_ = outs.Stop()
 		return 0, engine.Invalid(err)
 	}
-	if err := t.watchOutcomeScenario(v.pipeline); err != nil {
+	droppedSink, lagSink, err := t.outcomeSinks(v.pipeline)
+	if err != nil {
 		_ = outs.Stop()
 		return 0, engine.Invalid(err)
 	}
@@ -175,8 +176,7 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 		o.Log.Error(crossed(failed))
 	}
 	code := engine.ExitCodeFor(res, ev.Passed(), summaryErr)
-	dropped, lag := t.outcomeSinks()
-	t.outcome = newOutcome(code, res, ev, end, measured, t.window, v.final, dropped, lag)
+	t.outcome = newOutcome(code, res, ev, end, measured, t.window, v.final, droppedSink, lagSink)
 	return code, nil
 }
 

@@ -57,10 +57,25 @@ func TestReadWaits(t *testing.T) {
 	if after.Wait < before.Wait || after.Slices <= before.Slices {
 		t.Errorf("waits went from %+v to %+v: want them to grow", before, after)
 	}
-	if m := after.MeanSince(before); m < 0 {
-		t.Errorf("mean wait %v", m)
-	}
 	if m := before.MeanSince(after); m != 0 {
 		t.Errorf("mean wait backwards %v, want 0", m)
+	}
+}
+
+func TestMeanSince(t *testing.T) {
+	before := Waits{Wait: 10 * time.Millisecond, Slices: 100}
+	for _, c := range []struct {
+		name  string
+		after Waits
+		want  time.Duration
+	}{
+		{"waits over slices", Waits{Wait: 40 * time.Millisecond, Slices: 110}, 3 * time.Millisecond},
+		{"no slice taken", Waits{Wait: 40 * time.Millisecond, Slices: 100}, 0},
+		// A thread that exited took more wait with it than the others added.
+		{"less wait than before", Waits{Wait: 5 * time.Millisecond, Slices: 120}, 0},
+	} {
+		if got := c.after.MeanSince(before); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
 	}
 }
