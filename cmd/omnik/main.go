@@ -12,7 +12,10 @@ import (
 )
 
 func main() {
-	os.Exit(execute(os.Args[1:]))
+	stop := startProfile()
+	code := execute(os.Args[1:])
+	stop()
+	os.Exit(code)
 }
 
 // execute runs the CLI and maps errors to the documented exit codes (docs/cli.md).
