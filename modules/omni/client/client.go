@@ -12,12 +12,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"sync/atomic"
 	"time"
 
 	"github.com/omnik-dev/omnik/modules/httpdebug"
-	"github.com/omnik-dev/omnik/modules/iocount"
 	"github.com/omnik-dev/omnik/modules/omni/chunk"
 	"github.com/omnik-dev/omnik/modules/omni/record"
 	"github.com/omnik-dev/omnik/modules/omni/sse"
@@ -127,7 +127,7 @@ func start(ctx context.Context, hc *http.Client, req *Request, endpoint string) 
 	req.Limits = req.Limits.Or(DefaultLimits(endpoint))
 	ctx, cancel := context.WithCancel(ctx)
 	c := &call{req: req, ctx: ctx}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, req.URL, nil)
+	hr, err := http.NewRequestWithContext(c.countSent(ctx), http.MethodPost, req.URL, nil)
 	if err != nil {
 		cancel()
 		b := record.NewBuilder(endpoint, time.Now())
@@ -186,20 +186,32 @@ func userInfoAsHeader(u *url.URL, h http.Header) {
 	u.User = nil
 }
 
-// setBody makes hr send req.Body through a counter, with the length and GetBody that
-// http.NewRequest would set for a bytes.Reader (a transport retry counts its bytes again:
-// they were sent again).
+// setBody makes hr send req.Body as a bytes.Reader, with the length and GetBody that
+// http.NewRequest would set: a body net/http knows to be in memory goes out in the same
+// write as the headers (one syscall, not two).
 func (c *call) setBody(hr *http.Request) {
 	body := c.req.Body
 	if len(body) == 0 {
 		hr.Body, hr.ContentLength = http.NoBody, 0
 		return
 	}
-	hr.GetBody = func() (io.ReadCloser, error) {
-		return io.NopCloser(&iocount.Reader{R: bytes.NewReader(body), N: &c.sent}), nil
-	}
+	hr.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	hr.Body, _ = hr.GetBody()
 	hr.ContentLength = int64(len(body))
+}
+
+// countSent counts the body's bytes once a request is written in full, and again for
+// a transport retry (they were sent again).
+func (c *call) countSent(ctx context.Context) context.Context {
+	n := int64(len(c.req.Body))
+	if n == 0 {
+		return ctx
+	}
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(w httptrace.WroteRequestInfo) {
+		if w.Err == nil {
+			c.sent.Add(n)
+		}
+	}})
 }
 
 // closer releases the call's context and stall timer with the body, and counts the body
