@@ -8,10 +8,12 @@ import (
 	"os"
 
 	"github.com/omnik-dev/omnik/engine"
+	"github.com/omnik-dev/omnik/internal/gcpolicy"
 	"github.com/spf13/cobra"
 )
 
 func main() {
+	gcpolicy.Apply()
 	stop := startProfile()
 	code := execute(os.Args[1:])
 	stop()
