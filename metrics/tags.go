@@ -1,7 +1,7 @@
 package metrics
 
 import (
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -28,8 +28,18 @@ func NewTagSet(m map[string]string) *TagSet {
 }
 
 func fromTags(tags []Tag) *TagSet {
-	sort.Slice(tags, func(i, j int) bool { return tags[i].Key < tags[j].Key })
+	slices.SortFunc(tags, func(a, b Tag) int { return strings.Compare(a.Key, b.Key) })
+	return sorted(tags)
+}
+
+// sorted is the set of tags already sorted by key; it builds the key in one allocation.
+func sorted(tags []Tag) *TagSet {
+	n := len(tags)
+	for _, t := range tags {
+		n += len(t.Key) + len(t.Value)
+	}
 	var b strings.Builder
+	b.Grow(n)
 	for i, t := range tags {
 		if i > 0 {
 			b.WriteByte(',')
@@ -43,13 +53,15 @@ func fromTags(tags []Tag) *TagSet {
 
 // With returns a set with key set to value (replacing any earlier value).
 func (s *TagSet) With(key, value string) *TagSet {
-	tags := make([]Tag, 0, s.Len()+1)
-	for _, t := range s.List() {
-		if t.Key != key {
-			tags = append(tags, t)
-		}
+	// Every sample of a request goes through here: insert in order rather than sort.
+	old := s.List()
+	i, found := slices.BinarySearchFunc(old, key, func(t Tag, k string) int { return strings.Compare(t.Key, k) })
+	tags := make([]Tag, 0, len(old)+1)
+	tags = append(append(tags, old[:i]...), Tag{key, value})
+	if found {
+		i++
 	}
-	return fromTags(append(tags, Tag{key, value}))
+	return sorted(append(tags, old[i:]...))
 }
 
 // Merge returns s with every tag of o added (o wins on conflicts).

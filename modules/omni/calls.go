@@ -136,7 +136,7 @@ func (c *target) timeout(cl call) time.Duration {
 }
 
 func jsonBody(body map[string]any) ([]byte, string, error) {
-	b, err := json.Marshal(base64Binary(body, ""))
+	b, err := appendBody(make([]byte, 0, 256), body, "")
 	return b, "application/json", err
 }
 
