@@ -16,6 +16,7 @@ type record struct {
 	RequestID  string            `json:"request_id"`
 	Start      time.Time         `json:"start"`
 	Metadata   map[string]string `json:"metadata"`
+	SentMS     float64           `json:"sent_ms"`
 	TextChunks []struct {
 		AtMS float64 `json:"at_ms"`
 	} `json:"text_chunks"`
@@ -95,20 +96,24 @@ func chunkDelays(records []record, byID map[string]stamps) ([]time.Duration, err
 	return out, nil
 }
 
-// transits are server receive − client record start of each request, split into the
-// VUs' first requests and the later ones.
-func transits(records []record, byID map[string]stamps) (first, later []time.Duration, err error) {
+// transit is how a request reached the server: client record start → server receive,
+// and the part of it before the request was written in full (the client's own set-up:
+// waiting for a core, dialing, writing; the record's sent_ms).
+type transit struct{ total, setUp []time.Duration }
+
+// transits splits the requests into the VUs' first ones and the later ones.
+func transits(records []record, byID map[string]stamps) (first, later transit, err error) {
 	for _, r := range records {
 		st, ok := byID[r.RequestID]
 		if !ok {
-			return nil, nil, fmt.Errorf("record %q: the server has no such request", r.RequestID)
+			return first, later, fmt.Errorf("record %q: the server has no such request", r.RequestID)
 		}
-		d := time.Duration(st.Recv - r.Start.UnixNano())
+		t := &later
 		if r.Metadata["iter"] == "0" {
-			first = append(first, d)
-		} else {
-			later = append(later, d)
+			t = &first
 		}
+		t.total = append(t.total, time.Duration(st.Recv-r.Start.UnixNano()))
+		t.setUp = append(t.setUp, time.Duration(r.SentMS*1e6))
 	}
 	return first, later, nil
 }

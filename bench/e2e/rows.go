@@ -213,23 +213,23 @@ func (h *harness) waitClosed() error {
 
 // vuStart: 100 VUs at once, short streams; server receive − client start of each
 // request, the VUs' first requests apart from the later ones.
-func (h *harness) vuStart() (first, later []time.Duration, err error) {
+func (h *harness) vuStart() (first, later transit, err error) {
 	out := filepath.Join(h.tmp, "start.json")
 	c, err := pinned(0, nil, h.omnik, "run", "--quiet", "--base-url", h.base, "-e", "VUS=100",
 		"-e", "DURATION=3s", "--out", "json="+out, filepath.Join(h.scripts, "start.js"))
 	if err != nil {
-		return nil, nil, err
+		return first, later, err
 	}
 	if _, err := c.wait(); err != nil {
-		return nil, nil, err
+		return first, later, err
 	}
 	byID, err := fetchStamps(h.base)
 	if err != nil {
-		return nil, nil, err
+		return first, later, err
 	}
 	records, err := readRecords(out)
 	if err != nil {
-		return nil, nil, err
+		return first, later, err
 	}
 	os.Remove(out)
 	return transits(records, byID)

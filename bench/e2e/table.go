@@ -102,9 +102,13 @@ var rowsByName = map[string]row{
 		if err != nil {
 			return err
 		}
-		t.add("first requests of 100 VUs at once: client → server p50", "ms", 0, ms(quantile(first, 0.5)))
-		t.add("first requests of 100 VUs at once: client → server max", "ms", 0, ms(quantile(first, 1)))
-		t.add("later requests: client → server p50", "ms", 0, ms(quantile(later, 0.5)))
+		what := "first requests of 100 VUs at once: "
+		t.add(what+"client → server p50", "ms", 0, ms(quantile(first.total, 0.5)))
+		t.add(what+"client → server max", "ms", 0, ms(quantile(first.total, 1)))
+		t.add(what+"of which set-up before the write (sent_ms) p50", "ms", 0, ms(quantile(first.setUp, 0.5)))
+		t.add(what+"of which set-up before the write (sent_ms) max", "ms", 0, ms(quantile(first.setUp, 1)))
+		t.add("later requests: client → server p50", "ms", 0, ms(quantile(later.total, 0.5)))
+		t.add("later requests: set-up before the write (sent_ms) p50", "ms", 0, ms(quantile(later.setUp, 0.5)))
 		return nil
 	},
 }

@@ -204,3 +204,29 @@ func TestBodyShorterThanItsContentLengthIsTruncated(t *testing.T) {
 		}
 	}
 }
+
+// A request that opened its connection says how long the dial took, and every request
+// when it was written: the client's set-up, apart from the server's latency.
+func TestRecordTimesTheWireApart(t *testing.T) {
+	t.Parallel()
+	s := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"c","choices":[{"index":0,"message":{"role":"assistant","content":"hi"}}]}`)
+	}))
+	hc := NewHTTPClient()
+	defer hc.CloseIdleConnections()
+	req := Request{URL: s.URL, Body: []byte(`{"model":"m","messages":[]}`)}
+	first, second := Chat(context.Background(), hc, req), Chat(context.Background(), hc, req)
+	for _, r := range []*record.Record{first, second} {
+		if !r.OK() || r.Sent <= 0 || r.Sent > r.End {
+			t.Errorf("sent at %v of %v (err %+v): want a write time inside the request", r.Sent, r.End, r.Err)
+		}
+	}
+	if first.Connect <= 0 || first.Connect > first.Sent {
+		t.Errorf("first request: connect %v, sent %v: want the dial's time, before the write", first.Connect, first.Sent)
+	}
+	if second.Connect != 0 {
+		t.Errorf("second request reused the connection, yet connect %v", second.Connect)
+	}
+}

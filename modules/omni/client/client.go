@@ -119,6 +119,8 @@ type call struct {
 	stalled atomic.Bool
 	// sent counts request body bytes; the transport writes them on its own goroutine.
 	sent atomic.Int64
+	t0   time.Time // the record's start, set before the request leaves
+	wire wire
 }
 
 // start sends the request and returns the call with its response, or nil when it
@@ -127,7 +129,7 @@ func start(ctx context.Context, hc *http.Client, req *Request, endpoint string) 
 	req.Limits = req.Limits.Or(DefaultLimits(endpoint))
 	ctx, cancel := context.WithCancel(ctx)
 	c := &call{req: req, ctx: ctx}
-	hr, err := http.NewRequestWithContext(c.countSent(ctx), http.MethodPost, req.URL, nil)
+	hr, err := http.NewRequestWithContext(c.traced(ctx), http.MethodPost, req.URL, nil)
 	if err != nil {
 		cancel()
 		b := record.NewBuilder(endpoint, time.Now())
@@ -145,8 +147,8 @@ func start(ctx context.Context, hc *http.Client, req *Request, endpoint string) 
 	}
 	hr.Header.Set("Content-Type", ct)
 
-	t0 := time.Now()
-	c.b = record.NewBuilder(endpoint, t0)
+	c.t0 = time.Now()
+	c.b = record.NewBuilder(endpoint, c.t0)
 	c.b.Redact(httpdebug.HeaderSecrets(hr.Header))
 	c.b.SetLimits(req.Limits.Limits)
 	c.b.SetTags(req.Tags)
@@ -156,6 +158,7 @@ func start(ctx context.Context, hc *http.Client, req *Request, endpoint string) 
 		c.fail(err)
 		cancel()
 		c.b.SetBytes(c.sent.Load(), 0)
+		c.setWire()
 		return nil, c.b.Finish(time.Now())
 	}
 	c.resp = resp
@@ -200,18 +203,37 @@ func (c *call) setBody(hr *http.Request) {
 	hr.ContentLength = int64(len(body))
 }
 
-// countSent counts the body's bytes once a request is written in full, and again for
-// a transport retry (they were sent again).
-func (c *call) countSent(ctx context.Context) context.Context {
+// traced follows the request on the wire: it counts the body's bytes once the request
+// is written in full (again for a transport retry: they were sent again), and times the
+// write and a new connection's dial. The hooks run on the transport's goroutines.
+func (c *call) traced(ctx context.Context) context.Context {
 	n := int64(len(c.req.Body))
-	if n == 0 {
-		return ctx
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		ConnectStart: func(string, string) { c.wire.dialStart.Store(int64(time.Since(c.t0))) },
+		ConnectDone: func(_, _ string, err error) {
+			if err == nil {
+				c.wire.dialDone.Store(int64(time.Since(c.t0)))
+			}
+		},
+		WroteRequest: func(w httptrace.WroteRequestInfo) {
+			if w.Err == nil {
+				c.sent.Add(n)
+				c.wire.wrote.Store(int64(time.Since(c.t0)))
+			}
+		},
+	})
+}
+
+// wire is when the transport reached each step, as offsets from the call's start.
+type wire struct{ dialStart, dialDone, wrote atomic.Int64 }
+
+// setWire puts the wire's times in the record.
+func (c *call) setWire() {
+	var connect time.Duration
+	if done := c.wire.dialDone.Load(); done > 0 {
+		connect = time.Duration(done - c.wire.dialStart.Load())
 	}
-	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(w httptrace.WroteRequestInfo) {
-		if w.Err == nil {
-			c.sent.Add(n)
-		}
-	}})
+	c.b.SetWire(time.Duration(c.wire.wrote.Load()), connect)
 }
 
 // closer releases the call's context and stall timer with the body, and counts the body
@@ -248,6 +270,7 @@ func (c *call) touch() {
 func (c *call) finish(end time.Time) *record.Record {
 	c.resp.Body.Close()
 	c.b.SetBytes(c.sent.Load(), c.body.n)
+	c.setWire()
 	return c.b.Finish(end)
 }
 

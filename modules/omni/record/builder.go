@@ -195,6 +195,10 @@ func (b *Builder) Fail(kind, msg string) {
 	}
 }
 
+// SetWire sets when the request was written in full and how long its new connection
+// took to open, both zero when unknown or (connect) reused.
+func (b *Builder) SetWire(sent, connect time.Duration) { b.r.Sent, b.r.Connect = sent, connect }
+
 // Redact names the credential values the request sent (httpdebug.HeaderSecrets): no
 // failure message keeps them.
 func (b *Builder) Redact(secrets []string) { b.secrets = append(b.secrets, secrets...) }

@@ -18,7 +18,7 @@ import (
 // snake_case keys, offsets as float milliseconds in "…_ms" keys, counts as integers.
 // A change that renames or re-types a key bumps the major version; a key added later
 // bumps the minor one ("omnik.record/v2.1"), which older readers ignore.
-const Schema = "omnik.record/v2.5"
+const Schema = "omnik.record/v2.6"
 
 const (
 	schemaPrefix = "omnik.record/v"
@@ -56,6 +56,8 @@ type wire struct {
 	Start         *time.Time             `json:"start"`
 	OffsetMS      float64                `json:"offset_ms"`
 	StartLagMS    *float64               `json:"start_lag_ms,omitempty"`
+	SentMS        *float64               `json:"sent_ms,omitempty"`    // v2.6
+	ConnectMS     *float64               `json:"connect_ms,omitempty"` // v2.6
 	E2ELMS        *float64               `json:"e2el_ms"`
 	BytesSent     int64                  `json:"bytes_sent"`
 	BytesReceived int64                  `json:"bytes_received"`
@@ -203,6 +205,7 @@ func (r *Record) MarshalJSON() ([]byte, error) {
 		lag := Millis(r.Start.Sub(r.IntendedStart))
 		w.StartLagMS = &lag
 	}
+	w.SentMS, w.ConnectMS = optMillis(r.Sent), optMillis(r.Connect)
 	if a := r.Audio; a.Format != "" || a.SampleRate != 0 || a.Frames != 0 || a.Bytes != 0 || a.Seconds != 0 {
 		w.Audio = &r.Audio
 	}
@@ -276,6 +279,7 @@ func Decode(data []byte) (*Record, error) {
 	if w.StartLagMS != nil {
 		r.IntendedStart = r.Start.Add(-fromMillis(*w.StartLagMS))
 	}
+	r.Sent, r.Connect = fromOptMillis(w.SentMS), fromOptMillis(w.ConnectMS)
 	if w.Audio != nil {
 		r.Audio = *w.Audio
 	}
@@ -325,6 +329,10 @@ func (w *wire) inRange() error {
 		return bad("offset_ms")
 	case !optMS(w.StartLagMS):
 		return bad("start_lag_ms")
+	case !optMS(w.SentMS) || w.SentMS != nil && *w.SentMS < 0:
+		return bad("sent_ms")
+	case !optMS(w.ConnectMS) || w.ConnectMS != nil && *w.ConnectMS < 0:
+		return bad("connect_ms")
 	case !optMS(w.E2ELMS):
 		return bad("e2el_ms")
 	case w.BytesSent < 0 || w.BytesReceived < 0:

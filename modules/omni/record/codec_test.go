@@ -18,6 +18,7 @@ func full() *Record {
 		Endpoint: EndpointAudioStream, RequestID: "chatcmpl-1", Status: 200, Scenario: "chat",
 		Tags: map[string]string{"scenario": "renamed by a tag", "endpoint": "x"}, Metadata: map[string]string{"trace": "t1"},
 		Start: start, Offset: 3*time.Hour + 7, IntendedStart: start.Add(-1500 * time.Microsecond), End: 2*time.Second + 1,
+		Sent: 250*time.Microsecond + 3, Connect: 180 * time.Microsecond,
 		TextChunks:  []TextChunk{{At: 80 * ms, Bytes: 5, Tokens: 1}, {At: 85*ms + 3, Bytes: 2, Tokens: -1}},
 		TextSent:    []time.Duration{1, 999_999_999},
 		Utterances:  []Utterance{{Index: 0, Text: "Hi.", Start: 5 * ms, Ready: ms, FirstAudio: 6 * ms, Done: 9 * ms, Frames: 10, Seconds: 0.5}, {Start: 10 * ms}},

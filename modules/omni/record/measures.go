@@ -30,6 +30,16 @@ var Measures = []Measure{
 			add(Millis(E2ELFromIntended(r)))
 		}
 	}},
+	{"request_sent", "", true, func(r *Record, add func(float64)) {
+		if r.Sent > 0 {
+			add(Millis(r.Sent))
+		}
+	}},
+	{"request_connecting", "", true, func(r *Record, add func(float64)) {
+		if r.Connect > 0 {
+			add(Millis(r.Connect))
+		}
+	}},
 	{"ttfc", "", true, addDuration(TTFC)},
 	{"ttfc_intended", "", true, func(r *Record, add func(float64)) {
 		if v, ok := TTFC(r); ok && !r.IntendedStart.IsZero() {

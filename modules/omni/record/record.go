@@ -89,6 +89,11 @@ type Record struct {
 	Offset        time.Duration
 	IntendedStart time.Time // when the executor meant to start it; zero when unscheduled
 	End           time.Duration
+	// Sent is when the request was written in full, Connect how long a new connection
+	// took to open (zero on a reused one): the client's own set-up, inside every latency
+	// measured from Start, kept apart so a VU's first request can be told from the rest.
+	// Zero when unknown (websocket sessions, older files).
+	Sent, Connect time.Duration
 
 	Text        string
 	TextChunks  []TextChunk
