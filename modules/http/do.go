@@ -54,14 +54,8 @@ func (m *Module) do(ctx context.Context, s *spec) *result {
 		return r
 	}
 	req.Header = s.header
-	if len(s.body) > 0 {
-		// GetBody lets a redirect or a retry on a fresh connection send the body again.
-		req.GetBody = func() (io.ReadCloser, error) {
-			return io.NopCloser(&iocount.Reader{R: bytes.NewReader(s.body), N: &sent}), nil
-		}
-		req.Body, _ = req.GetBody()
-		req.ContentLength = int64(len(s.body))
-	}
+	// GetBody lets a redirect or a retry on a fresh connection send the body again.
+	req = iocount.SetBody(req, s.body, &sent)
 	r.start = time.Now()
 	resp, err := m.client.Do(req)
 	r.sent = sent.Load()

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/omnik-dev/omnik/modules/httpdebug"
+	"github.com/omnik-dev/omnik/modules/iocount"
 	"github.com/omnik-dev/omnik/modules/omni/chunk"
 	"github.com/omnik-dev/omnik/modules/omni/record"
 	"github.com/omnik-dev/omnik/modules/omni/sse"
@@ -136,7 +137,7 @@ func start(ctx context.Context, hc *http.Client, req *Request, endpoint string) 
 		b.Fail(record.KindConnect, err.Error())
 		return nil, b.Finish(time.Now())
 	}
-	c.setBody(hr)
+	hr = iocount.SetBody(hr, req.Body, &c.sent)
 	for k, v := range req.Header {
 		hr.Header[k] = v
 	}
@@ -189,25 +190,9 @@ func userInfoAsHeader(u *url.URL, h http.Header) {
 	u.User = nil
 }
 
-// setBody makes hr send req.Body as a bytes.Reader, with the length and GetBody that
-// http.NewRequest would set: a body net/http knows to be in memory goes out in the same
-// write as the headers (one syscall, not two).
-func (c *call) setBody(hr *http.Request) {
-	body := c.req.Body
-	if len(body) == 0 {
-		hr.Body, hr.ContentLength = http.NoBody, 0
-		return
-	}
-	hr.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	hr.Body, _ = hr.GetBody()
-	hr.ContentLength = int64(len(body))
-}
-
-// traced follows the request on the wire: it counts the body's bytes once the request
-// is written in full (again for a transport retry: they were sent again), and times the
-// write and a new connection's dial. The hooks run on the transport's goroutines.
+// traced times the request on the wire: its write and a new connection's dial. The
+// hooks run on the transport's goroutines.
 func (c *call) traced(ctx context.Context) context.Context {
-	n := int64(len(c.req.Body))
 	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		ConnectStart: func(string, string) { c.wire.dialStart.Store(int64(time.Since(c.t0))) },
 		ConnectDone: func(_, _ string, err error) {
@@ -217,7 +202,6 @@ func (c *call) traced(ctx context.Context) context.Context {
 		},
 		WroteRequest: func(w httptrace.WroteRequestInfo) {
 			if w.Err == nil {
-				c.sent.Add(n)
 				c.wire.wrote.Store(int64(time.Since(c.t0)))
 			}
 		},

@@ -1,0 +1,34 @@
+// Package iocount counts the request body bytes the protocol modules report as
+// data_sent. The HTTP transport writes a body on its own goroutine, so the count is
+// atomic.
+package iocount
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"sync/atomic"
+)
+
+// SetBody gives req the body b as http.NewRequest gives a bytes.Reader, with its length
+// and GetBody: net/http writes a body it knows to be in memory with the headers, in one
+// syscall (a wrapped reader costs a second write). It adds len(b) to sent each time the
+// request is written in full, a retry again (the bytes were sent again), and returns the
+// request to send, which carries the hook.
+func SetBody(req *http.Request, b []byte, sent *atomic.Int64) *http.Request {
+	if len(b) == 0 {
+		return req
+	}
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	req.Body, _ = req.GetBody()
+	req.ContentLength = int64(len(b))
+	n := int64(len(b))
+	return req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+		WroteRequest: func(w httptrace.WroteRequestInfo) {
+			if w.Err == nil {
+				sent.Add(n)
+			}
+		},
+	}))
+}
