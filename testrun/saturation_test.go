@@ -177,8 +177,9 @@ export default async function () { await omni.chat({ messages: [{ role: 'user', 
 // client's limits itself (omnik sweep) keeps it out.
 func TestSaturationWarningWithoutASummary(t *testing.T) {
 	t.Parallel()
-	src := `export const options = { scenarios: { s: { executor: 'constant-vus', vus: 1, duration: '1200ms' } } };
-export default function () {}
+	src := `import { sleep } from 'omnik';
+export const options = { scenarios: { s: { executor: 'constant-vus', vus: 1, duration: '1200ms' } } };
+export default function () { sleep(0.05); }
 `
 	load := fixedLoad(engine.ClientLoad{CPU: 0.99, CPUOK: true})
 	for _, c := range []struct {
