@@ -213,6 +213,7 @@ func (a arrivalPool) start(s *scenario, w arrival, f feed) outcome {
 		f.grow()
 		s.warnInsufficientVUs(a.queue)
 		if !a.queue {
+			s.noVU.Add(1)
 			s.drop(1)
 			return dropped
 		}

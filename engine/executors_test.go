@@ -63,8 +63,8 @@ func TestIterationExecutorsDropWorkLeftAtMaxDuration(t *testing.T) {
 			r, rec := newRun(t, `{"scenarios": {"s": `+sc+`}}`, fakeScript(sleeper(30*time.Millisecond)))
 			res := r.Run(context.Background())
 			// Each VU completes 3 iterations of 30 ms; its 4th is cut at 100 ms.
-			if res.IterationsCompleted != 6 || res.IterationsInterrupted != 2 || res.IterationsDropped != 92 {
-				t.Errorf("%s: result %+v, want 6 completed, 2 interrupted, 92 dropped", sc, res)
+			if res.IterationsCompleted != 6 || res.IterationsInterrupted != 2 || res.IterationsDropped != 92 || res.DroppedNoVU != 0 {
+				t.Errorf("%s: result %+v, want 6 completed, 2 interrupted, 92 dropped (none for want of a VU)", sc, res)
 			}
 			if got := rec.sum("dropped_iterations"); got != float64(res.IterationsDropped) {
 				t.Errorf("dropped_iterations samples sum to %v, result says %d", got, res.IterationsDropped)
@@ -269,14 +269,15 @@ func TestPoissonInfiniteRateQueuesBehindMaxVUs(t *testing.T) {
 func TestSaturationDropVersusQueue(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		mode               string
-		completed, dropped int64
-		maxLag             float64
+		mode                     string
+		completed, dropped, noVU int64
+		maxLag                   float64
 	}{
-		// Arrivals at 0, 50, …, 250 ms find the VU free.
-		{"drop", 6, 24, 0},
-		// Arrival k starts at 45k ms, 35k ms late; the 8th would start after the 300 ms end.
-		{"queue", 7, 23, 210},
+		// Arrivals at 0, 50, …, 250 ms find the VU free; the others find it busy.
+		{"drop", 6, 24, 24, 0},
+		// Arrival k starts at 45k ms, 35k ms late; the 8th would start after the 300 ms
+		// end: those left when it ended are dropped, but none for want of a VU.
+		{"queue", 7, 23, 0, 210},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
@@ -287,8 +288,8 @@ func TestSaturationDropVersusQueue(t *testing.T) {
 					"preAllocatedVUs": 1, "maxVUs": 1, "gracefulStop": "1s", "onSaturation": "`+tt.mode+`"}}}`,
 					fakeScript(sleeper(45*time.Millisecond)), WithLogger(slogTo(logs)))
 				res := r.Run(context.Background())
-				if res.IterationsCompleted != tt.completed || res.IterationsDropped != tt.dropped || res.IterationsInterrupted != 0 {
-					t.Errorf("result %+v, want %d completed and %d dropped", res, tt.completed, tt.dropped)
+				if res.IterationsCompleted != tt.completed || res.IterationsDropped != tt.dropped || res.DroppedNoVU != tt.noVU || res.IterationsInterrupted != 0 {
+					t.Errorf("result %+v, want %d completed and %d dropped, %d of them finding no VU", res, tt.completed, tt.dropped, tt.noVU)
 				}
 				if got := rec.sum("dropped_iterations"); got != float64(res.IterationsDropped) {
 					t.Errorf("dropped_iterations %v, result %d", got, res.IterationsDropped)

@@ -7,8 +7,9 @@ import (
 	"github.com/omnik-dev/omnik/metrics"
 )
 
-// monitor emits the VU gauges and calls the tick hook about every second.
-func (r *Run) monitor(ctx context.Context) {
+// monitor emits the VU gauges and the client's load (from sample, when set) and calls
+// the tick hook about every second.
+func (r *Run) monitor(ctx context.Context, sample ClientSampler) {
 	t := time.NewTicker(r.tickEvery)
 	defer t.Stop()
 	r.emitGauges(time.Now())
@@ -20,6 +21,9 @@ func (r *Run) monitor(ctx context.Context) {
 			r.emitGauges(time.Now())
 		case now := <-t.C:
 			r.emitGauges(now)
+			if sample != nil && r.collector != nil {
+				r.emitClient(now, sample())
+			}
 			if r.onTick == nil {
 				continue
 			}

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/omnik-dev/omnik/internal/cputime"
 	"github.com/omnik-dev/omnik/js"
 	"github.com/omnik-dev/omnik/metrics"
 )
@@ -32,6 +33,9 @@ type Run struct {
 	onEnd       func(time.Time)
 	progressOut *Progress
 	startAt     time.Time // WithStartAt; zero: start when ready
+	// clientSampler reads the client's own load each tick (WithClientSampler); nil: the
+	// process's, with a lag probe, once the scenarios begin.
+	clientSampler ClientSampler
 
 	pool         *pool
 	scenarios    []*scenario
@@ -90,6 +94,9 @@ type Result struct {
 	IterationsCompleted   int64
 	IterationsInterrupted int64
 	IterationsDropped     int64
+	// DroppedNoVU are the dropped iterations that were arrivals finding every VU busy
+	// (maxVUs reached), not work left when a scenario ended or stopped.
+	DroppedNoVU int64
 	// Duration is the time the scenarios ran, without init, setup and teardown.
 	Duration  time.Duration
 	Scenarios []ScenarioProgress
@@ -229,7 +236,13 @@ func (r *Run) runScenarios(ctx context.Context) {
 	r.began.Store(began.UnixNano())
 	watchCtx, stopWatching := context.WithCancel(ctx)
 	var watchers sync.WaitGroup
-	watchers.Go(func() { r.monitor(watchCtx) })
+	sample := r.clientSampler
+	if sample == nil && r.collector != nil {
+		probe := cputime.NewLagProbe()
+		watchers.Go(func() { probe.Run(watchCtx) })
+		sample = newProcessSampler(probe).read
+	}
+	watchers.Go(func() { r.monitor(watchCtx, sample) })
 	if p := r.progressOut; p != nil {
 		watchers.Go(func() { p.run(watchCtx, r.Progress) })
 	}
@@ -303,6 +316,7 @@ func (r *Run) result(parent context.Context, err error) Result {
 		res.IterationsCompleted += s.completed.Load()
 		res.IterationsInterrupted += s.interrupted.Load()
 		res.IterationsDropped += s.dropped.Load()
+		res.DroppedNoVU += s.noVU.Load()
 	}
 	r.mu.Lock()
 	res.AbortCode, res.AbortReason, res.Failed, res.FailReason = r.abortCode, r.abortReason, r.failed, r.failReason

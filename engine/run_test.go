@@ -372,3 +372,63 @@ func TestStartAtHoldsTheScenariosUntilItsTime(t *testing.T) {
 		}
 	})
 }
+
+// Each tick sends the client's load as it was read: CPU share as is, waits and lag in
+// milliseconds, and no client_cpu or client_cpu_wait where the platform cannot say.
+func TestTicksSendTheClientsLoad(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name      string
+		load      ClientLoad
+		cpu, wait []float64
+	}{
+		{"all read", ClientLoad{CPU: 0.5, CPUOK: true, Wait: 3 * time.Millisecond, WaitOK: true, Lag: 41 * time.Millisecond}, []float64{0.5}, []float64{3}},
+		{"no process clock", ClientLoad{Lag: 41 * time.Millisecond}, nil, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var reads atomic.Int64
+				sampler := func() ClientLoad { reads.Add(1); return c.load }
+				r, rec := newRun(t, `{"scenarios": {"a": {"executor": "constant-vus", "vus": 1, "duration": "105ms"}}}`,
+					fakeScript(func(context.Context, uint64, *js.Iteration) error { time.Sleep(10 * time.Millisecond); return nil }),
+					OnTick(20*time.Millisecond, nil), WithClientSampler(sampler))
+				r.Run(context.Background())
+				n := int(reads.Load())
+				if n != 5 {
+					t.Fatalf("the sampler was read %d times over 105 ms of 20 ms ticks, want 5", n)
+				}
+				if lag := rec.values("client_lag"); len(lag) != n || lag[0] != 41 {
+					t.Errorf("client_lag %v, want 41 ms each tick", lag)
+				}
+				for name, want := range map[string][]float64{"client_cpu": c.cpu, "client_cpu_wait": c.wait} {
+					got := rec.values(name)
+					if len(want) == 0 && len(got) != 0 || len(want) > 0 && (len(got) != n || got[0] != want[0]) {
+						t.Errorf("%s %v, want %v each tick", name, got, want)
+					}
+				}
+			})
+		})
+	}
+}
+
+// The process's own sampler reads a share of its cores and a lag that is never negative.
+func TestProcessSamplerReadsTheProcess(t *testing.T) {
+	t.Parallel()
+	r, rec := newRun(t, `{"scenarios": {"a": {"executor": "constant-vus", "vus": 1, "duration": "350ms"}}}`,
+		fakeScript(sleeper(5*time.Millisecond)), OnTick(100*time.Millisecond, nil))
+	r.Run(context.Background())
+	lag := rec.values("client_lag")
+	if len(lag) < 2 {
+		t.Fatalf("%d client_lag samples over 350 ms of 100 ms ticks", len(lag))
+	}
+	for _, v := range lag {
+		if v < 0 {
+			t.Errorf("client_lag %v ms", v)
+		}
+	}
+	for _, v := range rec.values("client_cpu") {
+		if v < 0 || v > 1.5 { // a share; a little over 1 from the clocks' grain
+			t.Errorf("client_cpu %v", v)
+		}
+	}
+}

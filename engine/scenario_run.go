@@ -39,6 +39,7 @@ type scenario struct {
 	failed        atomic.Int64 // completed iterations that threw
 	interrupted   atomic.Int64
 	dropped       atomic.Int64
+	noVU          atomic.Int64 // of dropped, arrivals that found no VU free
 	active        atomic.Int64
 	warnOnce      sync.Once
 }

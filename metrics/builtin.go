@@ -12,6 +12,12 @@ type Builtin struct {
 	GroupDuration     *Metric
 	DataSent          *Metric
 	DataReceived      *Metric
+	// The client's own load, sampled about once a second while the scenarios run (the
+	// evidence of testrun's saturation verdict): the share of its usable cores it kept
+	// busy, its threads' mean wait for a CPU, and the worst lateness of its lag probe.
+	ClientCPU     *Metric
+	ClientCPUWait *Metric
+	ClientLag     *Metric
 }
 
 // RegisterBuiltins registers the built-in metrics in r.
@@ -27,5 +33,15 @@ func RegisterBuiltins(r *Registry) *Builtin {
 		GroupDuration:     r.MustNew("group_duration", Trend, Time),
 		DataSent:          r.MustNew("data_sent", Counter, Data),
 		DataReceived:      r.MustNew("data_received", Counter, Data),
+		ClientCPU:         quiet(r.MustNew("client_cpu", Trend, Default)),
+		ClientCPUWait:     quiet(r.MustNew("client_cpu_wait", Trend, Time)),
+		ClientLag:         quiet(r.MustNew("client_lag", Trend, Time)),
 	}
+}
+
+// quiet marks a metric the text summary lists only when a threshold judges it, set
+// while it is registered, before anyone shares it.
+func quiet(m *Metric) *Metric {
+	m.Quiet = true
+	return m
 }

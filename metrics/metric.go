@@ -51,6 +51,10 @@ type Metric struct {
 	Name     string
 	Kind     Kind
 	Contains ValueType
+	// Quiet metrics stay out of the text summary's METRICS block unless a threshold
+	// judges them (the JSON summary and the outputs have them all): the client's own
+	// load, which a run's summary speaks of only when it was the limit.
+	Quiet bool
 }
 
 // nameRe excludes dots: the short threshold syntax `ttfc.p99` splits on the first one.

@@ -12,11 +12,11 @@ import (
 )
 
 // WriteText renders the summary for a terminal: thresholds, checks, the extra sections,
-// then one line per metric. Colors are off when s.Options.NoColor is set.
+// one line per metric, then the warnings. Colors are off when s.Options.NoColor is set.
 func (s *Summary) WriteText(w io.Writer) error {
 	r := &textRenderer{s: s, w: &errWriter{w: w}}
-	r.green, r.red, r.faint = color.New(color.FgGreen), color.New(color.FgRed), color.New(color.Faint)
-	for _, c := range []*color.Color{r.green, r.red, r.faint} {
+	r.green, r.red, r.yellow, r.faint = color.New(color.FgGreen), color.New(color.FgRed), color.New(color.FgYellow), color.New(color.Faint)
+	for _, c := range []*color.Color{r.green, r.red, r.yellow, r.faint} {
 		// Per-object switches keep a run free of fatih/color's global state.
 		if s.Options.NoColor {
 			c.DisableColor()
@@ -33,6 +33,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 		r.printf("\n")
 	}
 	r.metrics()
+	for _, w := range s.Warnings {
+		r.printf("  %s\n\n", r.yellow.Sprint(w))
+	}
 	return r.w.err
 }
 
@@ -52,9 +55,9 @@ func (e *errWriter) Write(p []byte) (int, error) {
 }
 
 type textRenderer struct {
-	s                 *Summary
-	w                 *errWriter
-	green, red, faint *color.Color
+	s                         *Summary
+	w                         *errWriter
+	green, red, yellow, faint *color.Color
 }
 
 func (r *textRenderer) printf(format string, args ...any) { fmt.Fprintf(r.w, format, args...) }
@@ -125,7 +128,10 @@ func hasChecks(g *GroupSummary) bool {
 func (r *textRenderer) metrics() {
 	names := make([]string, 0, len(r.s.Metrics))
 	width := 0
-	for n := range r.s.Metrics {
+	for n, ms := range r.s.Metrics {
+		if ms.quiet && len(ms.Thresholds) == 0 {
+			continue
+		}
 		names = append(names, n)
 		width = max(width, len(n)+2)
 	}

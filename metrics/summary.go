@@ -42,6 +42,9 @@ type Summary struct {
 	// it, so a summary export alone says whether two runs compare.
 	Run      json.RawMessage `json:"run,omitempty"`
 	Sections []Section       `json:"-"`
+	// Warnings are one line each about what makes the numbers doubtful (a client that
+	// was its own bottleneck), printed last.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ThresholdSummary is one threshold's final verdict.
@@ -83,6 +86,7 @@ type MetricSummary struct {
 	ErrorBound  float64 `json:"error_bound,omitempty"`
 	// Thresholds maps each threshold expression on this metric to its verdict.
 	Thresholds map[string]bool `json:"thresholds,omitempty"`
+	quiet      bool            // Metric.Quiet
 }
 
 // NewSummary builds the summary of a finished (or interrupted) run from its final
@@ -134,7 +138,7 @@ func NewSummary(snap *Snapshot, ev Evaluation, opts SummaryOptions, sections ...
 }
 
 func summarize(m *Metric, sink Sink, d time.Duration, trendStats []Stat) *MetricSummary {
-	ms := &MetricSummary{Type: m.Kind.String(), Contains: m.Contains.String(), Values: map[string]float64{}}
+	ms := &MetricSummary{Type: m.Kind.String(), Contains: m.Contains.String(), Values: map[string]float64{}, quiet: m.Quiet}
 	stats := map[Kind][]Stat{
 		Counter: {{Name: "count"}, {Name: "rate"}},
 		Gauge:   {{Name: "value"}, {Name: "min"}, {Name: "max"}},

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -145,5 +146,53 @@ func TestSubMetricsSortUnderTheirParent(t *testing.T) {
 	want := []string{"a_b", "e2el", "e2el{endpoint:chat}", "e2el{scenario:s}", "e2el_intended", "e2el_intended{scenario:s}"}
 	if !slices.Equal(names, want) {
 		t.Errorf("order %q, want %q", names, want)
+	}
+}
+
+// The client's own metrics are in the JSON summary but not in METRICS, unless a threshold
+// judges them; warnings end the text, one line each, and are in the JSON.
+func TestQuietMetricsAndWarnings(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name       string
+		thresholds string
+		listed     bool
+	}{{"unjudged", `{}`, false}, {"judged", `{"client_cpu":["avg<0.8"]}`, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			reg := NewRegistry()
+			b := RegisterBuiltins(reg)
+			ths, err := ParseThresholds(json.RawMessage(c.thresholds), nil, reg.Get)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t0 := time.Unix(0, 0)
+			p := NewPipeline(WithClock(func() time.Time { return t0 }))
+			p.Start()
+			p.Collect([]Sample{{Metric: b.ClientCPU, Time: t0, Value: 0.93}, {Metric: b.ClientLag, Time: t0, Value: 41}, {Metric: b.Iterations, Time: t0, Value: 1}})
+			snap := p.Stop()
+			s := NewSummary(snap, EvaluateThresholds(ths, snap), SummaryOptions{NoColor: true})
+			s.Warnings = []string{"WARNING client saturated: CPU 93 % of 1 core"}
+			var text, js bytes.Buffer
+			if err := s.WriteText(&text); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.WriteJSON(&js); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(text.String(), "client_cpu"); got != c.listed {
+				t.Errorf("client_cpu listed %v, want %v:\n%s", got, c.listed, text.String())
+			}
+			if strings.Contains(text.String(), "client_lag") || !strings.Contains(text.String(), "iterations") {
+				t.Errorf("METRICS:\n%s", text.String())
+			}
+			if !strings.HasSuffix(text.String(), "\n  WARNING client saturated: CPU 93 % of 1 core\n\n") {
+				t.Errorf("the text does not end with the warning:\n%s", text.String())
+			}
+			for _, want := range []string{`"client_cpu": {`, `"client_lag": {`, `"warnings": [`} {
+				if !strings.Contains(js.String(), want) {
+					t.Errorf("the JSON summary lacks %s", want)
+				}
+			}
+		})
 	}
 }

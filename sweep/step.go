@@ -10,17 +10,6 @@ import (
 	"github.com/omnik-dev/omnik/testrun"
 )
 
-// The client's own limits. Past them a step's failure says as much about the client as
-// about the server, so the sweep stops there.
-const (
-	// SaturatedShare is the share of its cores past which the client is busy enough to
-	// delay its own reads and arrivals: k6's advice to keep 20 % idle, made a rule.
-	SaturatedShare = 0.8
-	// StarvedWait is the mean wait for a CPU, each time the client had work, past which
-	// other processes (or its own load) starve it: unloaded, that wait is tens of µs.
-	StarvedWait = 10 * time.Millisecond
-)
-
 // What a step must offer for its verdict to be the load's. Past them the load asked for
 // was not the load sent, so the step fails however its thresholds went.
 const (
@@ -49,7 +38,7 @@ type Step struct {
 	ScheduleLagP99 time.Duration `json:"schedule_lag_p99_ns"`
 	NotOffered     string        `json:"not_offered,omitempty"`
 	// CPU is the share of its cores the client kept busy, CPUWait its mean wait for a
-	// CPU; Saturated and Starved when past SaturatedShare and StarvedWait.
+	// CPU; Saturated and Starved when past testrun.SaturatedShare and StarvedWait.
 	CPU       float64       `json:"client_cpu"`
 	CPUWait   time.Duration `json:"client_cpu_wait_ns"`
 	Cores     int           `json:"client_cores"`
@@ -80,7 +69,7 @@ func newStep(n int, load float64, file string, p *plan, o *testrun.Outcome) Step
 	if o.Duration > 0 {
 		s.Throughput = float64(c.OK+c.Failed) / o.Duration.Seconds()
 	}
-	s.Saturated, s.Starved = s.CPU >= SaturatedShare, s.CPUWait >= StarvedWait
+	s.Saturated, s.Starved = s.CPU >= testrun.SaturatedShare, s.CPUWait >= testrun.StarvedWait
 	if p.spec.Knob == Rate {
 		s.NotOffered = notOffered(load*p.spec.Duration.Seconds(), s.Dropped, s.ScheduleLagP99)
 	}

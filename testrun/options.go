@@ -78,6 +78,11 @@ type Options struct {
 	Subscribers []record.Subscriber
 	// AfterSummary runs once the summary is out (omnik bench writes --save-result there).
 	AfterSummary func(*report.Section, *omni.Module) error
+
+	// clientSampler and clientCores, when set, stand for the process's own load and
+	// cores: tests saturate a client without burning a CPU.
+	clientSampler engine.ClientSampler
+	clientCores   int
 }
 
 // Script is the script to run: a file, or a script held in memory.

@@ -1,7 +1,6 @@
 package testrun
 
 import (
-	"runtime"
 	"time"
 
 	"github.com/omnik-dev/omnik/engine"
@@ -29,8 +28,8 @@ type Outcome struct {
 	// when an abortOnFail threshold or test.abort() ended it.
 	Interrupted bool
 	AbortReason string
-	// CPU is the process's CPU time while the scenarios ran, over Cores cores; zero
-	// when the platform has no process clock.
+	// CPU is the process's CPU time while the scenarios ran, over Cores cores (those it
+	// may run on: cputime.Cores); zero when the platform has no process clock.
 	CPU   time.Duration
 	Cores int
 	// CPUWait is how long the client's threads waited for a CPU, on average, each time
@@ -87,7 +86,7 @@ func (t *Test) outcomeSinks(p *metrics.Pipeline) (dropped, lag string, err error
 
 func newOutcome(code engine.ExitCode, res engine.Result, ev metrics.Evaluation, end runEnd, measured *requestCounts, w *window, snap *metrics.Snapshot, dropped, lag string) *Outcome {
 	o := &Outcome{Exit: code, Thresholds: ev.Results, Duration: end.Duration, Interrupted: res.Interrupted, AbortReason: res.AbortReason,
-		Cores: runtime.GOMAXPROCS(0), Wall: res.Duration, ByScenario: measured.all()}
+		Cores: cputime.Cores(), Wall: res.Duration, ByScenario: measured.all()}
 	for _, n := range o.ByScenario {
 		o.Requests, o.Failed = o.Requests+n.OK, o.Failed+n.Failed
 	}

@@ -131,7 +131,25 @@ func (rp *reporter) summarize() (*metrics.Summary, metrics.Evaluation) {
 	}
 	summary, ev := rp.views.summarize(rp.thresholds, rp.duration(), rp.summary)
 	summary.Run = rp.header.about()
+	summary.Warnings = rp.clientWarnings()
 	return summary, ev
+}
+
+// clientWarnings are the pieces' saturation warnings, as their runs printed them; of
+// several pieces, each names its file (each piece ran on a client of its own).
+func (rp *reporter) clientWarnings() []string {
+	var out []string
+	for _, p := range rp.pieces {
+		if p.end == nil || p.end.Client == nil || !p.end.Client.Saturated {
+			continue
+		}
+		if len(rp.pieces) == 1 && p.end.Client.Warning != "" {
+			out = append(out, p.end.Client.Warning) // word for word, whichever omnik wrote it
+			continue
+		}
+		out = append(out, p.end.Client.line(p.path))
+	}
+	return out
 }
 
 func openInput(path string) (io.Reader, func(), error) {

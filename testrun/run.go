@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/omnik-dev/omnik/engine"
+	"github.com/omnik-dev/omnik/internal/cputime"
 	"github.com/omnik-dev/omnik/js"
 	"github.com/omnik-dev/omnik/metrics"
 	"github.com/omnik-dev/omnik/modules/omni/record"
@@ -148,6 +149,10 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 	}
 	summary, ev := v.summarize(t.judged(), end.Duration, summaryOptions{t.trendStats, t.timeUnit(), noColor(t.options, o.Stdout)})
 	summary.Run = hdr.about()
+	end.Client = readClient(v.final, t.cores(), res.DroppedNoVU)
+	if end.Client.Saturated {
+		summary.Warnings = append(summary.Warnings, end.Client.Warning)
+	}
 	reports.write(summary, t.origin, o.Log)
 	end.LateSamples, end.LateRecords = v.pipeline.Late(), t.stream.Late()
 	warnLate(o.Log, end)
@@ -200,6 +205,9 @@ func (t *Test) newEngine(v *views, requests *requestCounts) (*engine.Run, error)
 		engine.WithLogger(t.opts.Log),
 		engine.OnTick(time.Second, thresholdTicker(t.judged(), v, t.window)),
 		engine.OnScenarios(t.window.start, t.window.end),
+	}
+	if t.opts.clientSampler != nil {
+		opts = append(opts, engine.WithClientSampler(t.opts.clientSampler))
 	}
 	if !t.opts.Quiet {
 		opts = append(opts, engine.WithProgress(engine.NewProgress(t.opts.Stderr, engine.ProgressNoColor(noColor(t.options, nil)),
@@ -281,6 +289,14 @@ func (t *Test) header(sec report.SectionOptions, plan *engine.ExecutionPlan) run
 		Piece: &pieceHeader{Segment: seg.String(), Slots: seg.Slots(), RunID: t.opts.RunID, StartAt: t.opts.StartAt,
 			ScriptSHA256: t.runner.Digest(), OptionsSHA256: t.optionsDigest(), RecordSchema: record.Schema},
 		Env: t.env(plan)}
+}
+
+// cores are the cores the client's CPU share is of.
+func (t *Test) cores() int {
+	if t.opts.clientCores > 0 {
+		return t.opts.clientCores
+	}
+	return cputime.Cores()
 }
 
 func (t *Test) timeUnit() string {

@@ -28,6 +28,7 @@ func (t *Test) emitSummary(s *metrics.Summary) error {
 	if r := t.runner; r.HasExport("handleSummary") {
 		out, ok, err := r.HandleSummary(context.Background(), s, handleSummaryTimeout)
 		if err == nil && ok {
+			t.warnAside(s)
 			return writeSummaryOutputs(out, o.Stdout, o.Stderr)
 		}
 		if err != nil {
@@ -35,12 +36,24 @@ func (t *Test) emitSummary(s *metrics.Summary) error {
 			hsErr = err
 		}
 	}
-	if !o.NoSummary {
-		if err := s.WriteText(o.Stdout); err != nil {
-			return err
-		}
+	if o.NoSummary {
+		t.warnAside(s)
+	} else if err := s.WriteText(o.Stdout); err != nil {
+		return err
 	}
 	return hsErr
+}
+
+// warnAside logs the summary's warnings when the default summary, which ends with them,
+// is not printed; a caller that says them itself (NoVerdictLine: omnik sweep's step
+// lines) keeps them out.
+func (t *Test) warnAside(s *metrics.Summary) {
+	if t.opts.NoVerdictLine {
+		return
+	}
+	for _, w := range s.Warnings {
+		t.opts.Log.Warn(w)
+	}
 }
 
 // crossed names the failed thresholds, as k6 does ("thresholds on metrics … have been

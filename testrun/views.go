@@ -84,8 +84,8 @@ func (v *views) judging(ths []*metrics.Threshold, snap *metrics.Snapshot) *metri
 const runSchema = "omnik.run/v1"
 
 // runSchemaWritten is the minor version written: v1.1 adds piece, v1.2 env, v1.3
-// server_metrics, v1.4 the End line's warmup.
-const runSchemaWritten = runSchema + ".4"
+// server_metrics, v1.4 the End line's warmup, v1.5 its client.
+const runSchemaWritten = runSchema + ".5"
 
 // runHeader is the first line of a result file: what `omnik report` needs besides the
 // data to print the summary the run printed.
@@ -194,4 +194,7 @@ type runEnd struct {
 	Warmup        time.Duration `json:"warmup_ns,omitempty"`
 	MeasuredFrom  time.Duration `json:"measured_from_ns,omitempty"`
 	WarmupRecords int64         `json:"warmup_records,omitempty"`
+	// Client is the client's own load over the measured window and whether it was its
+	// own limit (v1.5): omnik report prints its warning as the run did.
+	Client *clientVerdict `json:"client,omitempty"`
 }

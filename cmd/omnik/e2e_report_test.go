@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -80,4 +83,43 @@ export default async function () {
 `})
 	r := runOmnik(t, dir, cleanEnv(), "run", "--mock", "--mock-speed", "20", "-q", "--out", "json=out.ndjson", "script.js")
 	expect{code: 0, stdout: []string{"Successful requests:                     24 "}}.check(t, r)
+}
+
+// `omnik report` ends the summary with the saturation warning the End line of the file
+// holds, word for word, and a file whose client was not saturated warns of nothing.
+func TestReportReprintsTheSaturationWarning(t *testing.T) {
+	t.Parallel()
+	dir := writeFiles(t, map[string]string{"script.js": `export const options = { vus: 1, iterations: 3 };
+export default function () {}
+`})
+	live := runOmnik(t, dir, cleanEnv(), "run", "-q", "--out", "json=out.ndjson", "script.js")
+	expect{code: 0, stdout: []string{"iterations"}}.check(t, live)
+	raw, err := os.ReadFile(filepath.Join(dir, "out.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
+	var end struct {
+		Type string         `json:"type"`
+		Data map[string]any `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &end); err != nil || end.Type != "End" || end.Data["schema"] != "omnik.run/v1.5" {
+		t.Fatalf("last line %s (%v): want a v1.5 End line", lines[len(lines)-1], err)
+	}
+	if c, ok := end.Data["client"].(map[string]any); !ok || c["saturated"] != false {
+		t.Fatalf("End line's client %v: want a verdict, not saturated for 3 empty iterations", end.Data["client"])
+	}
+	const warning = "WARNING client saturated: CPU 97 % of 1 core — latencies include the client's own queueing; keep 20 % idle"
+	end.Data["client"] = map[string]any{"cpu": 0.97, "cores": 1, "saturated": true, "warning": warning}
+	edited, _ := json.Marshal(end)
+	lines[len(lines)-1] = string(edited)
+	if err := os.WriteFile(filepath.Join(dir, "saturated.ndjson"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	expect{code: 0, notStdout: []string{"WARNING"}}.check(t, runOmnik(t, dir, cleanEnv(), "report", "out.ndjson"))
+	r := runOmnik(t, dir, cleanEnv(), "report", "saturated.ndjson")
+	expect{code: 0}.check(t, r)
+	if !strings.HasSuffix(r.stdout, "\n  "+warning+"\n\n") || strings.Count(r.stdout, "WARNING") != 1 {
+		t.Errorf("the report does not end with the file's warning:\n%s", r.stdout)
+	}
 }

@@ -3,22 +3,27 @@ package cputime
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 )
 
 // readWaits sums /proc/self/task/*/schedstat: per thread, nanoseconds on a CPU,
 // nanoseconds waiting on a run queue, and time slices. A thread that exited takes its
-// share with it; Go's threads rarely exit.
+// share with it; Go's threads rarely exit. The task directory's names are read, not
+// globbed: a glob stats every match, which costs ten times the rest, once a second.
 func readWaits() (Waits, bool) {
-	stats, err := filepath.Glob("/proc/self/task/*/schedstat")
-	if err != nil || len(stats) == 0 {
+	dir, err := os.Open("/proc/self/task")
+	if err != nil {
+		return Waits{}, false
+	}
+	tids, err := dir.Readdirnames(-1)
+	dir.Close()
+	if err != nil || len(tids) == 0 {
 		return Waits{}, false
 	}
 	var w Waits
-	for _, path := range stats {
-		b, err := os.ReadFile(path)
+	for _, tid := range tids {
+		b, err := os.ReadFile("/proc/self/task/" + tid + "/schedstat")
 		if err != nil {
 			continue // the thread exited meanwhile
 		}
