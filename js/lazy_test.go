@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -96,5 +97,69 @@ globalThis.ok = [typeof omnik.sleep, typeof ns.group, typeof check, Object.keys(
 	named := vu.modules["omnik"].Prototype().Export()
 	if got := built(t, vu, named); got["randomSeed"] || got["fail"] || !got["sleep"] || !got["check"] {
 		t.Errorf("built exports = %v, want sleep, group and check only", got)
+	}
+}
+
+func TestBundleInteropHelpersDoNotLoopWithInOrOf(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.js")
+	src := "import omni from 'omni';\nimport lib from './lib.cjs';\nexport const options = {};\nexport default function () {}\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "lib.cjs"), []byte("module.exports = {};\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, err := bundle(path, []string{path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, helper := range []string{"var __export = ", "var __copyProps = "} {
+		if !strings.Contains(code, helper) {
+			t.Fatalf("the bundle has no %q: esbuild's output changed\n%s", helper, code)
+		}
+	}
+	if strings.Contains(code, " in all)") || strings.Contains(code, "for (let key of") {
+		t.Errorf("esbuild's helpers changed and cheapInterop no longer rewrites their loops:\n%s", code)
+	}
+}
+
+func TestInteropCopiesEveryExportOfAModule(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.js")
+	src := `import lib from './lib.cjs';
+import * as ns from './lib.cjs';
+import { b } from './esm.js';
+import * as esm from './esm.js';
+export const options = {};
+export function setup() {}
+export default function () {}
+globalThis.ok = [lib.a, lib.b, ns.a, ns.b, b, esm.a, esm.b, Object.keys(esm).join('')].join(' ');
+`
+	files := map[string]string{
+		"s.js":    src,
+		"lib.cjs": "module.exports = { a: 1, b: 2 };\n",
+		"esm.js":  "export const a = 'x';\nexport let b = 'y';\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(r.Exports(), ","), "default,setup"; got != want {
+		t.Errorf("exports = %s, want %s", got, want)
+	}
+	vu, err := r.NewVU(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := vu.rt.Get("ok").String(), "1 2 1 2 y x y ab"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
