@@ -3,7 +3,9 @@ package js
 import (
 	"fmt"
 	"log/slog"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,25 +14,23 @@ import (
 
 func (vu *VU) installGlobals() error {
 	rt := vu.rt
-	set := func(name string, v any) error { return rt.Set(name, v) }
-	for name, v := range map[string]any{
-		"__VU":          vu.id,
-		"__ITER":        0,
-		"__ENV":         vu.envFor(nil),
-		"console":       vu.console(),
-		"open":          vu.open,
-		"setTimeout":    func(c goja.FunctionCall) goja.Value { return vu.setTimer(c, false) },
-		"setInterval":   func(c goja.FunctionCall) goja.Value { return vu.setTimer(c, true) },
-		"clearTimeout":  vu.clearTimer,
-		"clearInterval": vu.clearTimer,
-		"TextEncoder":   vu.textEncoder,
-		"TextDecoder":   vu.textDecoder,
-	} {
-		if err := set(name, v); err != nil {
+	for name, v := range map[string]any{"__VU": vu.id, "__ITER": 0, "__ENV": vu.envFor(nil)} {
+		if err := rt.Set(name, v); err != nil {
 			return err
 		}
 	}
-	return nil
+	// The helpers live on the global object's prototype and are built on first use: a
+	// lookup of a global the object lacks goes on to its prototype.
+	l, helpers := vu.newLazyObject(10)
+	l.add("console", Lazy(vu.console))
+	l.add("open", vu.open)
+	l.add("setTimeout", func(c goja.FunctionCall) goja.Value { return vu.setTimer(c, false) })
+	l.add("setInterval", func(c goja.FunctionCall) goja.Value { return vu.setTimer(c, true) })
+	l.add("clearTimeout", vu.clearTimer)
+	l.add("clearInterval", vu.clearTimer)
+	l.add("TextEncoder", vu.textEncoder)
+	l.add("TextDecoder", vu.textDecoder)
+	return rt.GlobalObject().SetPrototype(helpers)
 }
 
 // envFor returns __ENV for a scenario: the run's env with the scenario's env over it.
@@ -38,31 +38,108 @@ func (vu *VU) envFor(s *Scenario) *goja.Object {
 	if o, ok := vu.envByScen[s]; ok {
 		return o
 	}
-	o := vu.rt.NewObject()
-	for k, v := range vu.runner.cfg.env {
-		_ = o.Set(k, v)
-	}
+	e := &envObject{rt: vu.rt, run: vu.runner.cfg.env}
 	if s != nil {
-		for k, v := range s.Env {
-			_ = o.Set(k, v)
-		}
+		e.scenario = s.Env
 	}
+	o := vu.rt.NewDynamicObject(e)
 	vu.envByScen[s] = o
 	return o
 }
 
-func (vu *VU) console() *goja.Object {
-	o := vu.rt.NewObject()
-	for name, level := range map[string]slog.Level{
-		"log": slog.LevelInfo, "info": slog.LevelInfo, "warn": slog.LevelWarn,
-		"error": slog.LevelError, "debug": slog.LevelDebug,
-	} {
-		_ = o.Set(name, func(c goja.FunctionCall) goja.Value {
+// envObject is __ENV. It reads the run's and the scenario's maps, shared by every VU,
+// until the script changes it; then it holds its own copy.
+type envObject struct {
+	rt            *goja.Runtime
+	run, scenario map[string]string
+	own           map[string]goja.Value // nil until the first Set or Delete
+}
+
+func (e *envObject) lookup(key string) (string, bool) {
+	if v, ok := e.scenario[key]; ok {
+		return v, true
+	}
+	v, ok := e.run[key]
+	return v, ok
+}
+
+// copy makes the object's own map at the first change.
+func (e *envObject) copy() {
+	if e.own != nil {
+		return
+	}
+	e.own = make(map[string]goja.Value, len(e.run)+len(e.scenario))
+	for _, m := range []map[string]string{e.run, e.scenario} {
+		for k, v := range m {
+			e.own[k] = e.rt.ToValue(v)
+		}
+	}
+}
+
+// Get implements goja.DynamicObject.
+func (e *envObject) Get(key string) goja.Value {
+	if e.own != nil {
+		return e.own[key]
+	}
+	if v, ok := e.lookup(key); ok {
+		return e.rt.ToValue(v)
+	}
+	return nil
+}
+
+// Set implements goja.DynamicObject.
+func (e *envObject) Set(key string, val goja.Value) bool {
+	e.copy()
+	e.own[key] = val
+	return true
+}
+
+// Has implements goja.DynamicObject.
+func (e *envObject) Has(key string) bool {
+	if e.own != nil {
+		_, ok := e.own[key]
+		return ok
+	}
+	_, ok := e.lookup(key)
+	return ok
+}
+
+// Delete implements goja.DynamicObject.
+func (e *envObject) Delete(key string) bool {
+	e.copy()
+	delete(e.own, key)
+	return true
+}
+
+// Keys implements goja.DynamicObject, sorted.
+func (e *envObject) Keys() []string {
+	var keys []string
+	if e.own != nil {
+		keys = slices.Collect(maps.Keys(e.own))
+	} else {
+		keys = slices.Collect(maps.Keys(e.run))
+		for k := range e.scenario {
+			if _, dup := e.run[k]; !dup {
+				keys = append(keys, k)
+			}
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func (vu *VU) console() any {
+	l, o := vu.newLazyObject(5)
+	for _, lv := range []struct {
+		name  string
+		level slog.Level
+	}{{"log", slog.LevelInfo}, {"info", slog.LevelInfo}, {"warn", slog.LevelWarn}, {"error", slog.LevelError}, {"debug", slog.LevelDebug}} {
+		l.add(lv.name, func(c goja.FunctionCall) goja.Value {
 			parts := make([]string, len(c.Arguments))
 			for i, a := range c.Arguments {
 				parts[i] = vu.format(a)
 			}
-			vu.runner.cfg.logger.Log(vu.ctx, level, strings.Join(parts, " "), "source", "console", "vu", vu.id)
+			vu.runner.cfg.logger.Log(vu.ctx, lv.level, strings.Join(parts, " "), "source", "console", "vu", vu.id)
 			return goja.Undefined()
 		})
 	}

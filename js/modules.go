@@ -1,6 +1,9 @@
 package js
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/dop251/goja"
 )
 
@@ -48,16 +51,21 @@ func (vu *VU) require(name string) *goja.Object {
 			ex.Named[k] = v
 		}
 	}
+	// The named exports sit on the module object's prototype, built on first read:
+	// esbuild's interop (__toESM) copies a getter for every own property of an imported
+	// module, and a prototype's are read through, never copied.
+	named, namedObj := vu.newLazyObject(len(ex.Named))
+	for _, k := range slices.Sorted(maps.Keys(ex.Named)) {
+		named.add(k, ex.Named[k])
+	}
 	obj := vu.rt.NewObject()
-	named := vu.rt.NewObject()
-	for k, v := range ex.Named {
-		_ = obj.Set(k, v)
-		_ = named.Set(k, v)
+	if err := obj.SetPrototype(namedObj); err != nil {
+		panic(vu.rt.NewGoError(err))
 	}
 	if ex.Default != nil {
 		_ = obj.Set("default", ex.Default)
 	} else {
-		_ = obj.Set("default", named)
+		_ = obj.Set("default", namedObj)
 	}
 	// Marks the object as an ES module for esbuild's interop helpers.
 	_ = obj.Set("__esModule", true)

@@ -149,10 +149,9 @@ func (m *Module) Close() {
 func (m *Module) JS() js.Module {
 	return func(vu *js.VU) (*js.Exports, error) {
 		api := m.api(vu, nil, &mirrors{})
-		_ = api.Set("traceRequest", traceRequest(vu))
 		named := map[string]any{}
-		for _, k := range api.Keys() {
-			named[k] = api.Get(k)
+		for _, k := range apiNames {
+			named[k] = js.Lazy(func() any { return api.Get(k) })
 		}
 		return &js.Exports{Named: named, Default: api}, nil
 	}
@@ -162,8 +161,12 @@ func (m *Module) JS() js.Module {
 // (omni.client({mirror: true})).
 type mirrors struct{ targets []*target }
 
+// apiNames are the properties of a client's object; traceRequest is the module's only.
+var apiNames = []string{"chat", "images", "audio", "realtime", "videos", "client", "traceRequest"}
+
 // api builds the call surface for one client; c nil is the default client, resolved at
-// call time so it sees the consolidated configuration. ms are the VU's mirrors.
+// call time so it sees the consolidated configuration. ms are the VU's mirrors. Each
+// function is made on its first read: a script uses a few of them.
 func (m *Module) api(vu *js.VU, c *target, ms *mirrors) *goja.Object {
 	rt := vu.Runtime()
 	get := func() (*target, []*target) {
@@ -172,32 +175,49 @@ func (m *Module) api(vu *js.VU, c *target, ms *mirrors) *goja.Object {
 		}
 		return m.defaultClient(), ms.targets
 	}
-	o := rt.NewObject()
-	_ = o.Set("chat", m.callFn(vu, get, chatEndpoint))
-	images := rt.NewObject()
-	_ = images.Set("generate", m.callFn(vu, get, imagesEndpoint))
-	_ = images.Set("edit", m.callFn(vu, get, editEndpoint))
-	_ = o.Set("images", images)
-	audio := rt.NewObject()
-	_ = audio.Set("speech", m.callFn(vu, get, speechEndpoint))
-	_ = audio.Set("stream", m.streamFn(vu, get))
-	_ = o.Set("audio", audio)
-	_ = o.Set("realtime", m.realtimeFn(vu, get))
-	videos := rt.NewObject()
-	_ = videos.Set("generate", m.videoFn(vu, get))
-	_ = o.Set("videos", videos)
-	_ = o.Set("client", func(cfg map[string]any) *goja.Object {
-		vu.RequireInitContext("omni.client()")
-		nc, mirror, err := m.newScriptClient(cfg)
-		if err != nil {
-			panic(rt.NewGoError(fmt.Errorf("omni.client(): %w", err)))
+	names := apiNames
+	if c != nil {
+		names = names[:len(names)-1]
+	}
+	return vu.NewLazyObject(names, func(name string) any {
+		switch name {
+		case "chat":
+			return m.callFn(vu, get, chatEndpoint)
+		case "images":
+			return vu.NewLazyObject([]string{"generate", "edit"}, func(name string) any {
+				if name == "edit" {
+					return m.callFn(vu, get, editEndpoint)
+				}
+				return m.callFn(vu, get, imagesEndpoint)
+			})
+		case "audio":
+			return vu.NewLazyObject([]string{"speech", "stream"}, func(name string) any {
+				if name == "stream" {
+					return m.streamFn(vu, get)
+				}
+				return m.callFn(vu, get, speechEndpoint)
+			})
+		case "realtime":
+			return m.realtimeFn(vu, get)
+		case "videos":
+			return vu.NewLazyObject([]string{"generate"}, func(string) any { return m.videoFn(vu, get) })
+		case "client":
+			return func(cfg map[string]any) *goja.Object {
+				vu.RequireInitContext("omni.client()")
+				nc, mirror, err := m.newScriptClient(cfg)
+				if err != nil {
+					panic(rt.NewGoError(fmt.Errorf("omni.client(): %w", err)))
+				}
+				if mirror {
+					ms.targets = append(ms.targets, nc)
+				}
+				return m.api(vu, nc, ms)
+			}
+		case "traceRequest":
+			return traceRequest(vu)
 		}
-		if mirror {
-			ms.targets = append(ms.targets, nc)
-		}
-		return m.api(vu, nc, ms)
+		return nil
 	})
-	return o
 }
 
 // newScriptClient makes omni.client({...}): the default configuration with the given

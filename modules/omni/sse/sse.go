@@ -15,6 +15,11 @@ import (
 // whole WAV chunks as base64 in one data line, so the bound is generous.
 const DefaultMaxEventSize = 16 << 20
 
+// defaultBufferSize is the read buffer a Reader starts with; it grows to the longest line.
+// A stream is held open for its whole response, often by a VU per stream: a chat chunk
+// is a few hundred bytes, and bytes that arrive faster wait in the connection's buffer.
+const defaultBufferSize = 1024
+
 // ErrEventTooLarge reports an event longer than the reader's maximum size.
 var ErrEventTooLarge = errors.New("sse: event too large")
 
@@ -78,7 +83,7 @@ func NewReader(src io.Reader, opts ...Option) *Reader {
 		o(r)
 	}
 	if r.buf == nil {
-		r.buf = make([]byte, 4096)
+		r.buf = make([]byte, defaultBufferSize)
 	}
 	return r
 }
