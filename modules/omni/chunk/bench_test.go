@@ -22,6 +22,20 @@ func BenchmarkDecodeTextChunk(b *testing.B) {
 	}
 }
 
+// BenchmarkDecodeTextChunkEscaped is a text chunk whose content holds a newline, which
+// JSON escapes.
+func BenchmarkDecodeTextChunkEscaped(b *testing.B) {
+	in := []byte(strings.Replace(benchText, `" hello"`, `" hello\n\n"`, 1))
+	var c Chunk
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Decode(in, &c); err != nil || string(c.Choices[0].Delta.Content.Text) != " hello\n\n" {
+			b.Fatal(err, c.Choices)
+		}
+	}
+}
+
 // BenchmarkDecodeCompletion measures a non-streamed completion of about 200 tokens.
 func BenchmarkDecodeCompletion(b *testing.B) {
 	in := []byte(`{"id":"chatcmpl-abc","object":"chat.completion","created":1760000000,"model":"Qwen/Qwen3-Omni-30B-A3B-Instruct","choices":[{"index":0,"message":{"role":"assistant","content":"` +

@@ -2,10 +2,10 @@ package chunk
 
 // The fast path decodes the shapes nearly every chunk has (text, audio and image deltas,
 // usage, non-streamed messages, speech deltas) in one pass without reflection. It takes
-// only what it can decode exactly as decodeReflect would; anything else (escapes in a
-// kept string, numbers that are not plain ints, keys encoding/json would fold onto a
-// field, duplicate keys, non-null metrics, errors, images responses) goes to
-// decodeReflect, which starts over.
+// only what it can decode exactly as decodeReflect would (a kept string with escapes is
+// handed to encoding/json alone); anything else (numbers that are not plain ints, keys
+// encoding/json would fold onto a field, duplicate keys, non-null metrics, errors,
+// images responses) goes to decodeReflect, which starts over.
 
 // Field names per struct: a key that is not one of them exactly but folds onto one is
 // decoded into it by encoding/json, so the fast path leaves it to encoding/json.

@@ -2,6 +2,7 @@ package chunk
 
 import (
 	"bytes"
+	"encoding/json"
 	"unicode/utf8"
 )
 
@@ -264,8 +265,7 @@ func (s *scanner) literal(lit string) {
 // null reads the literal null; anything else is bad.
 func (s *scanner) null() { s.literal("null") }
 
-// str reads a string or null for a string field. Escapes and invalid UTF-8, which
-// encoding/json would rewrite, are bad.
+// str reads a string or null for a string field.
 func (s *scanner) str(prev string) string {
 	if s.peek() == 'n' {
 		s.null() // null leaves a string as it is
@@ -287,16 +287,17 @@ func (s *scanner) str(prev string) string {
 		switch c := b[j]; {
 		case c == '"':
 			v := b[from:j]
-			s.i = j + 1
 			if !ascii && !utf8.Valid(v) {
-				s.bad = true
-				return ""
+				return s.unquote()
 			}
+			s.i = j + 1
 			if len(v) >= largeString {
 				s.strict = true
 			}
 			return intern(v, prev)
-		case c == '\\' || c < 0x20:
+		case c == '\\':
+			return s.unquote()
+		case c < 0x20:
 			s.bad = true
 			return ""
 		case c >= utf8.RuneSelf:
@@ -305,6 +306,18 @@ func (s *scanner) str(prev string) string {
 	}
 	s.bad = true
 	return ""
+}
+
+// unquote reads the string at s.i for a string field with encoding/json itself: escapes
+// and invalid UTF-8 (which it replaces) are rare enough not to be worth copying its rules.
+func (s *scanner) unquote() string {
+	at := s.i
+	s.skipString()
+	var v string
+	if s.bad || json.Unmarshal(s.b[at:s.i], &v) != nil {
+		s.bad = true
+	}
+	return v
 }
 
 // text reads a string or null for a String field, aliasing the input as
@@ -329,9 +342,15 @@ func (s *scanner) text() String {
 	v := s.b[from:to:to]
 	s.i = to + 1
 	if bytes.IndexByte(v, '\\') >= 0 {
-		// The quote may be escaped, and String copies an unescaped value.
-		s.bad = true
-		return nil
+		// The quote may be escaped: find the end again, and let String unescape.
+		s.i = from - 1
+		at := s.i
+		s.skipString()
+		var out String
+		if s.bad || out.UnmarshalJSON(s.b[at:s.i]) != nil {
+			s.bad = true
+		}
+		return out
 	}
 	if len(v) >= largeString {
 		s.unchecked = true
