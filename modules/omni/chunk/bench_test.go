@@ -22,12 +22,39 @@ func BenchmarkDecodeTextChunk(b *testing.B) {
 	}
 }
 
+// BenchmarkDecodeTextChunkEscaped is a text chunk whose content holds a newline, which
+// JSON escapes.
+func BenchmarkDecodeTextChunkEscaped(b *testing.B) {
+	in := []byte(strings.Replace(benchText, `" hello"`, `" hello\n\n"`, 1))
+	var c Chunk
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Decode(in, &c); err != nil || string(c.Choices[0].Delta.Content.Text) != " hello\n\n" {
+			b.Fatal(err, c.Choices)
+		}
+	}
+}
+
+// BenchmarkDecodeCompletion measures a non-streamed completion of about 200 tokens.
+func BenchmarkDecodeCompletion(b *testing.B) {
+	in := []byte(`{"id":"chatcmpl-abc","object":"chat.completion","created":1760000000,"model":"Qwen/Qwen3-Omni-30B-A3B-Instruct","choices":[{"index":0,"message":{"role":"assistant","content":"` +
+		strings.Repeat("Hello there, ", 60) + `","tool_calls":[]},"logprobs":null,"finish_reason":"stop","stop_reason":null}],"usage":{"prompt_tokens":812,"total_tokens":1012,"completion_tokens":200,"prompt_tokens_details":null},"prompt_logprobs":null,"kv_transfer_params":null,"metrics":null}`)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		// A fresh Chunk, as each non-streamed request decodes into its own.
+		var c Chunk
+		if err := Decode(in, &c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkDecodeAudioChunk measures a vLLM-Omni audio chunk carrying 0.5 s of 24 kHz
 // WAV (32 KB of base64), decoded and counted without keeping the samples.
 func BenchmarkDecodeAudioChunk(b *testing.B) {
-	payload := string(b64(wavFile(24000, 1, make([]byte, 24000), 0, -1)))
-	in := []byte(`{"id":"chatcmpl-abc","object":"chat.completion.chunk","created":1760000000,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"` +
-		payload + `"},"logprobs":null,"finish_reason":null}],"usage":{"prompt_tokens":812,"total_tokens":812,"completion_tokens":0},"modality":"audio","metrics":null}`)
+	in := audioChunk()
 	var c Chunk
 	b.SetBytes(int64(len(in)))
 	b.ReportAllocs()
@@ -40,6 +67,26 @@ func BenchmarkDecodeAudioChunk(b *testing.B) {
 			b.Fatal(p, err)
 		}
 	}
+}
+
+// BenchmarkDecodeAudioChunkJSON is BenchmarkDecodeAudioChunk without the audio: the JSON alone.
+func BenchmarkDecodeAudioChunkJSON(b *testing.B) {
+	in := audioChunk()
+	var c Chunk
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Decode(in, &c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// audioChunk is a vLLM-Omni audio chunk carrying 0.5 s of 24 kHz WAV (32 KB of base64).
+func audioChunk() []byte {
+	payload := string(b64(wavFile(24000, 1, make([]byte, 24000), 0, -1)))
+	return []byte(`{"id":"chatcmpl-abc","object":"chat.completion.chunk","created":1760000000,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"` +
+		payload + `"},"logprobs":null,"finish_reason":null}],"usage":{"prompt_tokens":812,"total_tokens":812,"completion_tokens":0},"modality":"audio","metrics":null}`)
 }
 
 // BenchmarkDecodeStageMetrics measures a chunk carrying three finished stages.

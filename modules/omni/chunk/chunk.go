@@ -43,6 +43,7 @@ type Chunk struct {
 	scratch []byte // the input with large strings cut out, reused across Decode calls
 	spans   []span
 	stages  stageCache
+	usages  usageBatch // where the fast path puts Usage
 }
 
 // Failure is the error the body or event carries: its `error` object, or vLLM's
@@ -110,7 +111,8 @@ type Image struct {
 // Decode parses b into c, resetting c first. Byte fields alias b (or c's own scratch
 // copy) when they hold no escapes: they are valid while b is and until the next Decode
 // into c. Metrics.StageMetrics may be the map of the previous Decode into c when the
-// server repeated it byte for byte: treat it as read-only.
+// server repeated it byte for byte: treat it as read-only. A copy of c shares its
+// buffers: decode into one copy only.
 func Decode(b []byte, c *Chunk) error {
 	in, repeated := c.stages.skip(b)
 	if err := c.decodeLarge(in); err != nil {
@@ -129,8 +131,16 @@ func Decode(b []byte, c *Chunk) error {
 	return nil
 }
 
-// decodeLarge decodes b, cutting large strings out first.
+// decodeLarge decodes b: the common shapes by hand, the rest with encoding/json.
 func (c *Chunk) decodeLarge(b []byte) error {
+	if c.fast(b) {
+		return nil
+	}
+	return c.decodeReflect(b)
+}
+
+// decodeReflect decodes b with encoding/json, cutting large strings out first.
+func (c *Chunk) decodeReflect(b []byte) error {
 	if len(b) >= largeString {
 		cut, spans := cutLarge(b, c.scratch, c.spans)
 		c.scratch, c.spans = cut, spans
@@ -149,12 +159,17 @@ func (c *Chunk) decodeLarge(b []byte) error {
 }
 
 func (c *Chunk) decode(b []byte) error {
-	// Keep the choices' backing array across chunks (most have one choice); encoding/json
-	// decodes into reused elements without zeroing them, so clear them here.
+	c.reset()
+	return json.Unmarshal(b, c)
+}
+
+// reset zeroes c's fields but keeps its buffers. It keeps the choices' backing array
+// across chunks (most have one choice) and clears its elements, which encoding/json
+// would decode into as they are.
+func (c *Chunk) reset() {
 	choices := c.Choices[:cap(c.Choices)]
 	clear(choices)
-	*c = Chunk{Choices: choices[:0], scratch: c.scratch, spans: c.spans, stages: c.stages}
-	return json.Unmarshal(b, c)
+	*c = Chunk{Choices: choices[:0], scratch: c.scratch, spans: c.spans, stages: c.stages, usages: c.usages}
 }
 
 func malformed(err error) error {

@@ -8,7 +8,7 @@ import (
 
 // public drops Decode's reusable buffers so results compare by content.
 func public(c Chunk) Chunk {
-	c.scratch, c.spans, c.stages = nil, nil, stageCache{}
+	c.scratch, c.spans, c.stages, c.usages = nil, nil, stageCache{}, usageBatch{}
 	if len(c.Choices) == 0 {
 		c.Choices = nil // Decode keeps the backing array of earlier chunks
 	}
