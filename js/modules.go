@@ -51,24 +51,27 @@ func (vu *VU) require(name string) *goja.Object {
 			ex.Named[k] = v
 		}
 	}
-	// The named exports sit on the module object's prototype, built on first read:
-	// esbuild's interop (__toESM) copies a getter for every own property of an imported
-	// module, and a prototype's are read through, never copied.
-	named, namedObj := vu.newLazyObject(len(ex.Named))
-	for _, k := range slices.Sorted(maps.Keys(ex.Named)) {
-		named.add(k, ex.Named[k])
-	}
-	obj := vu.rt.NewObject()
-	if err := obj.SetPrototype(namedObj); err != nil {
-		panic(vu.rt.NewGoError(err))
-	}
+	// The named exports are own properties (export * and Object.keys(ns) copy own names
+	// only), each built on its first read; default is the same kind of object without
+	// the interop marker.
+	obj, named := vu.lazyExports(ex.Named), vu.lazyExports(ex.Named)
 	if ex.Default != nil {
-		_ = obj.Set("default", ex.Default)
+		_ = obj.Set("default", vu.rt.ToValue(ex.Default))
 	} else {
-		_ = obj.Set("default", namedObj)
+		_ = obj.Set("default", named)
 	}
 	// Marks the object as an ES module for esbuild's interop helpers.
 	_ = obj.Set("__esModule", true)
 	vu.modules[name] = obj
 	return obj
+}
+
+// lazyExports is an object of a module's named exports, in name order, each built on
+// its first read.
+func (vu *VU) lazyExports(named map[string]any) *goja.Object {
+	l, o := vu.newLazyObject(len(named) + 2)
+	for _, k := range slices.Sorted(maps.Keys(named)) {
+		l.add(k, named[k])
+	}
+	return o
 }
