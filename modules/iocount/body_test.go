@@ -53,3 +53,31 @@ func TestSetBodyWritesOnceAndCounts(t *testing.T) {
 		}
 	}
 }
+
+// A 307 sends the body again and counts it again; the GET a 303 becomes has none.
+func TestSetBodyCountsRedirectsThatResendTheBody(t *testing.T) {
+	t.Parallel()
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		switch r.URL.Path {
+		case "/307":
+			http.Redirect(w, r, "/done", http.StatusTemporaryRedirect)
+		case "/303":
+			http.Redirect(w, r, "/done", http.StatusSeeOther)
+		}
+	}))
+	defer s.Close()
+	body := []byte("0123456789")
+	for path, want := range map[string]int64{"/307": 20, "/303": 10, "/done": 10} {
+		var sent atomic.Int64
+		req, _ := http.NewRequest(http.MethodPost, s.URL+path, nil)
+		resp, err := s.Client().Do(SetBody(req, body, &sent))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if sent.Load() != want {
+			t.Errorf("%s: counted %d bytes, want %d", path, sent.Load(), want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -121,6 +123,7 @@ type call struct {
 	// sent counts request body bytes; the transport writes them on its own goroutine.
 	sent atomic.Int64
 	t0   time.Time // the record's start, set before the request leaves
+	tls  bool      // an https URL: the connection is open once its handshake is done
 	wire wire
 }
 
@@ -129,7 +132,7 @@ type call struct {
 func start(ctx context.Context, hc *http.Client, req *Request, endpoint string) (*call, *record.Record) {
 	req.Limits = req.Limits.Or(DefaultLimits(endpoint))
 	ctx, cancel := context.WithCancel(ctx)
-	c := &call{req: req, ctx: ctx}
+	c := &call{req: req, ctx: ctx, tls: strings.HasPrefix(req.URL, "https:")}
 	hr, err := http.NewRequestWithContext(c.traced(ctx), http.MethodPost, req.URL, nil)
 	if err != nil {
 		cancel()
@@ -190,34 +193,42 @@ func userInfoAsHeader(u *url.URL, h http.Header) {
 	u.User = nil
 }
 
-// traced times the request on the wire: its write and a new connection's dial. The
-// hooks run on the transport's goroutines.
+// traced times the request on the wire: its write, and how long its new connection
+// took to open (TCP, and TLS when https). The hooks run on the transport's goroutines;
+// the first connection opened counts (a redirect to another host may open more).
 func (c *call) traced(ctx context.Context) context.Context {
+	since := func() int64 { return int64(time.Since(c.t0)) }
 	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		ConnectStart: func(string, string) { c.wire.dialStart.Store(int64(time.Since(c.t0))) },
+		ConnectStart: func(string, string) { c.wire.dialStart.CompareAndSwap(0, since()) },
 		ConnectDone: func(_, _ string, err error) {
+			if err == nil && !c.tls {
+				c.wire.open.CompareAndSwap(0, since())
+			}
+		},
+		TLSHandshakeDone: func(_ tls.ConnectionState, err error) {
 			if err == nil {
-				c.wire.dialDone.Store(int64(time.Since(c.t0)))
+				c.wire.open.CompareAndSwap(0, since())
 			}
 		},
 		WroteRequest: func(w httptrace.WroteRequestInfo) {
 			if w.Err == nil {
-				c.wire.wrote.Store(int64(time.Since(c.t0)))
+				c.wire.wrote.Store(since())
 			}
 		},
 	})
 }
 
 // wire is when the transport reached each step, as offsets from the call's start.
-type wire struct{ dialStart, dialDone, wrote atomic.Int64 }
+type wire struct{ dialStart, open, wrote atomic.Int64 }
 
-// setWire puts the wire's times in the record.
+// setWire puts the wire's times in the record; a connection that opened before its dial
+// started (a clock step) counts as unknown.
 func (c *call) setWire() {
-	var connect time.Duration
-	if done := c.wire.dialDone.Load(); done > 0 {
-		connect = time.Duration(done - c.wire.dialStart.Load())
+	connect := time.Duration(0)
+	if open := c.wire.open.Load(); open > 0 {
+		connect = max(time.Duration(open-c.wire.dialStart.Load()), 0)
 	}
-	c.b.SetWire(time.Duration(c.wire.wrote.Load()), connect)
+	c.b.SetWire(time.Duration(max(c.wire.wrote.Load(), 0)), connect)
 }
 
 // closer releases the call's context and stall timer with the body, and counts the body
