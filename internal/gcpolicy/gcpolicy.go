@@ -1,7 +1,7 @@
 // Package gcpolicy sets omnik's garbage-collector policy: GOGC 100 as Go's default, but
 // with a heap floor, so a run whose live heap is small (tens of VUs: a few MB) does not
 // collect every few MB of garbage. A load generator allocates per request and per chunk;
-// at Go's default a 50-VU closed loop spends a fifth of its CPU in the collector, and
+// at Go's default a 50-VU closed loop spends about a quarter of its CPU collecting, and
 // that CPU is taken from the very loop whose timings it measures. Above the floor the
 // collector paces as Go's default does, so memory per VU is what it would be anyway.
 //
@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 )
 
 // Floor is the heap size below which the collector does not start a cycle.
@@ -21,13 +22,23 @@ const Floor = 64 << 20
 // percent is the GOGC above the floor, Go's own default.
 const percent = 100
 
-// Apply starts the policy unless GOGC or GOMEMLIMIT is set, and reports whether it did.
+// maxPercent bounds GOGC when the live heap is tiny: the goal is then the floor anyway.
+const maxPercent = 1 << 20
+
+var once sync.Once
+
+// Apply starts the policy unless GOGC or GOMEMLIMIT is set, and reports whether it is
+// on; a second call starts nothing more.
 func Apply() bool {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return false
 	}
-	t := &tuner{sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
-	t.tune()
+	once.Do(func() {
+		t := &tuner{sample: []metrics.Sample{
+			{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/stack:bytes"}, {Name: "/gc/scan/globals:bytes"},
+		}}
+		t.tune()
+	})
 	return true
 }
 
@@ -38,11 +49,13 @@ type tuner struct {
 
 func (t *tuner) tune() {
 	metrics.Read(t.sample)
-	var live uint64
-	if v := t.sample[0].Value; v.Kind() == metrics.KindUint64 {
-		live = v.Uint64()
+	var v [3]uint64
+	for i, s := range t.sample {
+		if s.Value.Kind() == metrics.KindUint64 {
+			v[i] = s.Value.Uint64()
+		}
 	}
-	debug.SetGCPercent(Percent(live))
+	debug.SetGCPercent(Percent(v[0], v[1]+v[2]))
 	// A cleanup of an object nothing references runs after the next cycle: re-arm then.
 	runtime.AddCleanup(new(sentinel), func(t *tuner) { t.tune() }, t)
 }
@@ -51,11 +64,13 @@ func (t *tuner) tune() {
 // allocator (which would keep it alive past its cycle).
 type sentinel struct{ _ *byte }
 
-// Percent is the GOGC that puts the next cycle's goal at live × 2, or at the floor when
-// that is higher.
-func Percent(live uint64) int {
-	if live == 0 || live*(100+percent)/100 >= Floor {
+// Percent is the GOGC that puts the next cycle's goal at the floor when Go's default
+// would put it lower. Go's goal is live + (live + roots) × GOGC/100, roots being the
+// goroutine stacks and globals it scans.
+func Percent(live, roots uint64) int {
+	scanned := live + roots
+	if scanned == 0 || live >= Floor || live+scanned*percent/100 >= Floor {
 		return percent
 	}
-	return int(Floor*100/live) - 100
+	return int(min((Floor-live)*100/scanned, maxPercent))
 }

@@ -8,20 +8,29 @@ import (
 )
 
 func TestPercent(t *testing.T) {
+	const mb = 1 << 20
 	for _, tc := range []struct {
-		live uint64
-		want int
+		live, roots uint64
+		want        int
 	}{
-		{0, 100},         // nothing read yet: Go's default
-		{1 << 20, 6300},  // 1 MB live: the goal is the 64 MB floor
-		{16 << 20, 300},  // 16 MB: ×4 reaches the floor
-		{32 << 20, 100},  // 32 MB: ×2 is the floor itself
-		{200 << 20, 100}, // above the floor: Go's default
-		{Floor - 1, 100}, // ×2 is far above the floor
-		{Floor / 3, 200}, // ×3 reaches the floor
+		{0, 0, 100},             // nothing read yet: Go's default
+		{1 * mb, 0, 6300},       // 1 MB live: the goal is the 64 MB floor
+		{16 * mb, 0, 300},       // 16 + 16 × 3 = 64
+		{10 * mb, 6 * mb, 337},  // stacks and globals count: 10 + 16 × 3.37 ≈ 64
+		{32 * mb, 0, 100},       // ×2 is the floor itself
+		{24 * mb, 20 * mb, 100}, // 24 + 44 × 1 ≥ 64: the default already reaches it
+		{200 * mb, 0, 100},      // above the floor: Go's default
+		{Floor + 1, 0, 100},     // live past the floor
+		{1, 0, maxPercent},      // a tiny heap: bounded, never wrapping into "off"
 	} {
-		if got := Percent(tc.live); got != tc.want {
-			t.Errorf("Percent(%d) = %d, want %d", tc.live, got, tc.want)
+		if got := Percent(tc.live, tc.roots); got != tc.want {
+			t.Errorf("Percent(%d, %d) = %d, want %d", tc.live, tc.roots, got, tc.want)
+		}
+		if got := Percent(tc.live, tc.roots); got > 100 && got < maxPercent {
+			scanned := tc.live + tc.roots
+			if goal := tc.live + scanned*uint64(got)/100; goal > Floor || goal < Floor-scanned/100 {
+				t.Errorf("Percent(%d, %d) = %d puts the goal at %d, want the floor %d", tc.live, tc.roots, got, goal, Floor)
+			}
 		}
 	}
 }
