@@ -149,7 +149,7 @@ func (t *Test) Run(ctx context.Context) (engine.ExitCode, error) {
 	}
 	summary, ev := v.summarize(t.judged(), end.Duration, summaryOptions{t.trendStats, t.timeUnit(), noColor(t.options, o.Stdout)})
 	summary.Run = hdr.about()
-	end.Client = readClient(v.final, t.cores(), res.DroppedNoVU)
+	end.Client = readClient(v.final, t.cores(), res.DroppedNoVU, t.opts.Omni.Mock != nil)
 	if end.Client.Saturated {
 		summary.Warnings = append(summary.Warnings, end.Client.Warning)
 	}

@@ -39,6 +39,8 @@ type clientVerdict struct {
 	// were all busy (work left when a scenario ended is not counted here).
 	Dropped int64 `json:"dropped_iterations"`
 	VUs     int64 `json:"vus_max"`
+	// Simulated: the --mock simulator ran in the process, its work counted as the client's.
+	Simulated bool `json:"simulated,omitempty"`
 	// Saturated: past a limit; Warning is then the summary's line.
 	Saturated bool   `json:"saturated"`
 	Warning   string `json:"warning,omitempty"`
@@ -49,8 +51,8 @@ type clientVerdict struct {
 // window's dropped_iterations count work left at a scenario's end too, and noVU counts
 // the warm-up too, so the lesser of the two is the window's arrivals without a VU, exactly
 // when there is no warm-up and at most that with one.
-func readClient(snap *metrics.Snapshot, cores int, noVU int64) *clientVerdict {
-	v := &clientVerdict{Cores: cores}
+func readClient(snap *metrics.Snapshot, cores int, noVU int64, simulated bool) *clientVerdict {
+	v := &clientVerdict{Cores: cores, Simulated: simulated}
 	value := func(name string, st metrics.Stat) float64 {
 		if s := snap.Sink(name); s != nil {
 			if x, ok := s.Value(st, snap.Elapsed); ok {
@@ -62,11 +64,21 @@ func readClient(snap *metrics.Snapshot, cores int, noVU int64) *clientVerdict {
 	dur := func(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
 	v.CPU = value("client_cpu", metrics.Stat{Name: "avg"})
 	v.CPUWait = dur(value("client_cpu_wait", metrics.Stat{Name: "avg"}))
-	v.LagP99 = dur(value("client_lag", metrics.Percentile(99)))
+	v.LagP99 = dur(value("client_lag", lagPercentile(value("client_lag", metrics.Stat{Name: "count"}))))
 	v.Dropped = min(int64(value("dropped_iterations", metrics.Stat{Name: "count"})), noVU)
 	v.VUs = int64(value("vus_max", metrics.Stat{Name: "max"}))
 	v.judge()
 	return v
+}
+
+// lagPercentile is the p99 of n seconds' worst lags, but never above the second worst:
+// in a run of under a hundred seconds the p99 would be the one worst second, and a
+// single stall (all VUs dialing at once) is not a client that stays behind.
+func lagPercentile(n float64) metrics.Stat {
+	if n < 2 {
+		return metrics.Percentile(99)
+	}
+	return metrics.Percentile(min(99, 100*(1-1.5/n)))
 }
 
 // judge sets Saturated, when the evidence is past a limit, and Warning.
@@ -130,6 +142,9 @@ func (v *clientVerdict) line(where string) string {
 	}
 	if v.Dropped > 0 {
 		advice = append(advice, "raise maxVUs if the client, not the server, should absorb the arrivals")
+	}
+	if queued && v.Simulated {
+		advice = append(advice, "with --mock the simulator runs in this process and its work counts as the client's")
 	}
 	if where != "" {
 		where = " (" + where + ")"

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/omnik-dev/omnik/engine"
+	"github.com/omnik-dev/omnik/metrics"
 )
 
 // Each limit alone makes the client saturated, just at its bound and not below, and the
@@ -41,6 +42,10 @@ func TestClientVerdictRules(t *testing.T) {
 		{name: "dropped", in: with(func(v *clientVerdict) { v.Dropped = 120 }), saturated: true,
 			has: []string{"120 arrivals dropped (all 50 VUs busy)", "not all the load asked for was sent", "raise maxVUs"}, lacks: []string{"queueing", "keep 20 %"}},
 		{name: "dropped, VUs unknown", in: with(func(v *clientVerdict) { v.Dropped, v.VUs = 1, 0 }), saturated: true, has: []string{"1 arrivals dropped (no VU free)"}},
+		{name: "simulated", in: with(func(v *clientVerdict) { v.CPU, v.Simulated = 0.9, true }), saturated: true,
+			has: []string{"CPU 90 %", "with --mock the simulator runs in this process"}},
+		{name: "simulated, dropped only", in: with(func(v *clientVerdict) { v.Dropped, v.Simulated = 3, true }), saturated: true,
+			lacks: []string{"--mock"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			v := c.in
@@ -63,6 +68,19 @@ func TestClientVerdictRules(t *testing.T) {
 }
 
 // All the evidence at once, in one line, in a fixed order; a merged run's names its piece.
+// A short run's lag is judged on its second-worst second, a long one's on its p99.
+func TestLagPercentile(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		seconds float64
+		want    float64
+	}{{0, 99}, {1, 99}, {2, 25}, {10, 85}, {100, 98.5}, {150, 99}, {3600, 99}} {
+		if got := lagPercentile(c.seconds); got != metrics.Percentile(c.want) {
+			t.Errorf("lagPercentile(%v) = %+v, want p(%v)", c.seconds, got, c.want)
+		}
+	}
+}
+
 func TestClientWarningLine(t *testing.T) {
 	t.Parallel()
 	v := clientVerdict{CPU: 0.934, Cores: 1, CPUWait: 11 * time.Millisecond, LagP99: 41 * time.Millisecond, Dropped: 120, VUs: 50}
@@ -115,7 +133,8 @@ export const options = { scenarios: { s: { executor: 'constant-vus', vus: 1, dur
 export default async function () { await omni.chat({ messages: [{ role: 'user', content: 'ping' }], modalities: ['text'], max_tokens: 4 }); }
 `
 	const want = "WARNING client saturated: CPU 93 % of 1 core, lag p99 41 ms — latencies include the client's own queueing;" +
-		" keep 20 % idle: more cores, fewer VUs, or split the run over machines (--execution-segment)"
+		" keep 20 % idle: more cores, fewer VUs, or split the run over machines (--execution-segment);" +
+		" with --mock the simulator runs in this process and its work counts as the client's"
 	for _, c := range []struct {
 		name      string
 		load      engine.ClientLoad
