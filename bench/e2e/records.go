@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"slices"
@@ -118,12 +119,13 @@ func transits(records []record, byID map[string]stamps) (first, later transit, e
 	return first, later, nil
 }
 
-// quantile is the q-quantile (0–1) of ds by the nearest rank; ds is sorted in place.
+// quantile is the q-quantile (0–1) of ds by the nearest rank, the ⌈q·n⌉-th smallest;
+// ds is sorted in place.
 func quantile(ds []time.Duration, q float64) time.Duration {
 	if len(ds) == 0 {
 		return 0
 	}
 	slices.Sort(ds)
-	i := int(q*float64(len(ds))+0.5) - 1
+	i := int(math.Ceil(q*float64(len(ds)))) - 1
 	return ds[min(max(i, 0), len(ds)-1)]
 }

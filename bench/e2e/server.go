@@ -106,8 +106,8 @@ func (s *stampServer) chat(w http.ResponseWriter, r *http.Request) {
 	buf := make([]byte, 0, 512)
 	for k := 1; k <= n; k++ {
 		time.Sleep(time.Until(start.Add(time.Duration(k-1) * interval)))
-		stamp := time.Now().UnixNano()
 		buf = appendChunk(buf[:0], st.ID, k)
+		stamp := time.Now().UnixNano() // the send: just before the write
 		if _, err := w.Write(buf); err != nil || rc.Flush() != nil {
 			return
 		}

@@ -56,16 +56,17 @@ var rowNames = []string{"request", "chunk", "delay100", "delay500", "rss", "star
 
 var rowsByName = map[string]row{
 	"request": func(h *harness, t *table) error {
+		const what = "CPU per non-streaming chat request, 50 VUs closed loop (all in)"
 		omnik, k6, err := h.cpuPerRequest()
-		t.add("CPU per non-streaming chat request, 50 VUs closed loop", "µs", 60, omnik)
+		t.add(what, "µs", 60, omnik)
 		if h.k6 != "" {
-			t.addK6("CPU per non-streaming chat request, 50 VUs closed loop", k6)
+			t.addK6(what, k6)
 		}
 		return err
 	},
 	"chunk": func(h *harness, t *table) error {
 		v, err := h.cpuPerChunk()
-		t.add("CPU per streamed chunk, omnik bench 1000 × 50 chunks, 100 in flight", "µs", 20, v)
+		t.add("CPU per streamed chunk, omnik bench 1000 × 50 chunks, 100 in flight (all in)", "µs", 20, v)
 		return err
 	},
 	"delay100": func(h *harness, t *table) error { return delayRow(h, t, 100, 1) },
@@ -85,7 +86,8 @@ var rowsByName = map[string]row{
 		if err != nil {
 			return err
 		}
-		t.add("RSS per idle VU with its connection (slope 200 → 1000 VUs)", "KB", 64, idle/1024)
+		const idleWhat = "RSS per idle VU with its connection (slope 200 → 1000 VUs)"
+		t.add(idleWhat, "KB", 64, idle/1024)
 		if h.k6 != "" {
 			k6, err := h.rssPerVU(h.k6, "idle.js", []string{"BASE_URL=" + h.base}, func(int) []string {
 				return []string{"run", "--quiet", "--no-summary", h.script("k6-idle.js")}
@@ -93,7 +95,7 @@ var rowsByName = map[string]row{
 			if err != nil {
 				return err
 			}
-			t.addK6("RSS per idle VU with its connection (slope 200 → 1000 VUs)", k6/1024)
+			t.addK6(idleWhat, k6/1024)
 		}
 		return nil
 	},
@@ -123,7 +125,7 @@ func delayRow(h *harness, t *table, streams int, p99 float64) error {
 	t.add(what+": p90", "ms", 0, ms(quantile(ds, 0.9)))
 	t.add(what+": p99", "ms", p99, ms(quantile(ds, 0.99)))
 	t.add(what+": p99.9", "ms", 0, ms(quantile(ds, 0.999)))
-	t.add(fmt.Sprintf("CPU per streamed chunk, JS scenario, %d streams", streams), "µs", 20, cpu)
+	t.add(fmt.Sprintf("CPU per streamed chunk, JS scenario, %d streams (all in)", streams), "µs", 20, cpu)
 	return nil
 }
 
