@@ -111,17 +111,19 @@ func (h *harness) cpuPerChunk() (float64, error) {
 	return perOp(cpu, n.Chunks), nil
 }
 
-// delays: `streams` VUs each streaming 50 chunks/s for the duration, recorded with
-// --out json and joined to the server's stamps. It also returns CPU per chunk.
+// delays: `streams` VUs each holding one stream of 50 chunks/s for the duration
+// (scripts/stream.js says why one), recorded with --out json and joined to the server's
+// stamps. It also returns CPU per chunk.
 func (h *harness) delays(streams int) ([]time.Duration, float64, error) {
 	out := filepath.Join(h.tmp, fmt.Sprintf("delay-%d.json", streams))
-	env := map[string]string{"VUS": strconv.Itoa(streams), "DURATION": h.dur(), "CHUNKS": "100"}
+	chunks := strconv.Itoa(int(50 * h.duration.Seconds()))
+	env := map[string]string{"VUS": strconv.Itoa(streams), "CHUNKS": chunks}
 	before, err := h.counts()
 	if err != nil {
 		return nil, 0, err
 	}
 	c, err := pinned(0, h.omnikEnv(fmt.Sprintf("delay%d", streams)), h.omnik, "run", "--quiet", "--base-url", h.base, "-e", "VUS="+env["VUS"],
-		"-e", "DURATION="+env["DURATION"], "-e", "CHUNKS="+env["CHUNKS"], "--out", "json="+out,
+		"-e", "CHUNKS="+env["CHUNKS"], "--out", "json="+out,
 		filepath.Join(h.scripts, "stream.js"))
 	if err != nil {
 		return nil, 0, err
