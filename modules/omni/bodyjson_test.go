@@ -15,7 +15,7 @@ func TestAppendBodyWritesWhatMarshalWrites(t *testing.T) {
 	png := append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 40)...)
 	for _, v := range []any{
 		map[string]any{"model": "m", "messages": []any{map[string]any{"role": "user", "content": "hi"}}, "stream": true, "max_tokens": int64(16)},
-		map[string]any{"b": 1.5, "a": -0.0, "c": 1e21, "d": 1e-7, "e": 123456789.0, "f": 1e-6, "g": 5e-324, "h": math.MaxFloat64},
+		map[string]any{"b": 1.5, "a": math.Copysign(0, -1), "c": 1e21, "d": 1e-7, "e": 123456789.0, "f": 1e-6, "g": 5e-324, "h": math.MaxFloat64},
 		map[string]any{"html": "<a href=\"x\">&</a>", "ctl": "tab\there\nnl\u0001", "utf8": "héllo 世界", "bad": "\xff\xfe", "sep": "\u2028\u2029"},
 		map[string]any{"nil": nil, "list": []any{nil, true, false, int64(-3)}, "empty": map[string]any{}, "nolist": []any(nil), "zero": []any{}},
 		map[string]any{"content": []any{map[string]any{"type": "image_url", "image_url": map[string]any{"url": binary(png)}}}},
