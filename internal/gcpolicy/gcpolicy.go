@@ -9,6 +9,7 @@
 package gcpolicy
 
 import (
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -18,6 +19,9 @@ import (
 
 // Floor is the heap size below which the collector does not start a cycle.
 const Floor = 64 << 20
+
+// Guard is the memory limit set while GOGC is raised above 100 for the floor.
+const Guard = Floor + Floor/2
 
 // percent is the GOGC above the floor, Go's own default.
 const percent = 100
@@ -55,7 +59,17 @@ func (t *tuner) tune() {
 			v[i] = s.Value.Uint64()
 		}
 	}
-	debug.SetGCPercent(Percent(v[0], v[1]+v[2]))
+	p := Percent(v[0], v[1]+v[2])
+	debug.SetGCPercent(p)
+	// The GOGC set here paces the cycle after next too: it runs again only once that
+	// cycle ends. Should the live heap leap meanwhile (a flood of big responses), a GOGC
+	// raised for a small heap would let the heap grow many times over; the memory
+	// limit bounds that window and is lifted as soon as Go's own pacing reaches the floor.
+	limit := int64(math.MaxInt64)
+	if p > percent {
+		limit = Guard
+	}
+	debug.SetMemoryLimit(limit)
 	// A cleanup of an object nothing references runs after the next cycle: re-arm then.
 	runtime.AddCleanup(new(sentinel), func(t *tuner) { t.tune() }, t)
 }
