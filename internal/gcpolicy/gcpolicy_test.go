@@ -37,6 +37,7 @@ func TestPercent(t *testing.T) {
 
 func TestApplyFollowsEveryCycle(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
 	if !Apply() {
@@ -48,6 +49,10 @@ func TestApplyFollowsEveryCycle(t *testing.T) {
 	for range 1000 {
 		runtime.GC()
 		if gogc() > 100 {
+			// A negative limit reads the limit without changing it.
+			if l := debug.SetMemoryLimit(-1); l != Guard {
+				t.Errorf("memory limit %d while GOGC is raised, want the guard %d", l, Guard)
+			}
 			return
 		}
 		runtime.Gosched()
