@@ -1,11 +1,13 @@
 package chunk
 
+import "encoding/json"
+
 // The fast path decodes the shapes nearly every chunk has (text, audio and image deltas,
 // usage, non-streamed messages, speech deltas) in one pass without reflection. It takes
 // only what it can decode exactly as decodeReflect would (a kept string with escapes is
 // handed to encoding/json alone); anything else (numbers that are not plain ints, keys
-// encoding/json would fold onto a field, duplicate keys, non-null metrics, errors,
-// images responses) goes to decodeReflect, which starts over.
+// encoding/json would fold onto a field, duplicate keys, errors, images responses) goes
+// to decodeReflect, which starts over. A metrics object is handed to encoding/json alone.
 
 // Field names per struct: a key that is not one of them exactly but folds onto one is
 // decoded into it by encoding/json, so the fast path leaves it to encoding/json.
@@ -57,10 +59,12 @@ func (c *Chunk) fast(b []byte) bool {
 			at := s.i
 			s.skip(0)
 			_ = c.PeakMemoryMB.UnmarshalJSON(b[at:s.i]) // never fails
-		// Null leaves these pointers and slices nil; a value needs their decoders.
 		case "metrics":
+			// vLLM-Omni sends it on every chunk with return_stage_metrics: the object goes
+			// to encoding/json on its own bytes, as the whole document's decode would.
 			bit = 1 << 9
-			s.null()
+			c.Metrics = s.metrics()
+		// Null leaves these pointers and slices nil; a value needs their decoders.
 		case "error":
 			bit = 1 << 10
 			s.null()
@@ -160,6 +164,25 @@ func (s *scanner) choice(ch *Choice) {
 		}
 		seen |= bit
 	}
+}
+
+// metrics reads the metrics object (nil for null), decoded by encoding/json.
+func (s *scanner) metrics() *Metrics {
+	if s.peek() == 'n' {
+		s.null()
+		return nil
+	}
+	at := s.i
+	s.skip(0)
+	if s.bad {
+		return nil
+	}
+	m := new(Metrics)
+	if json.Unmarshal(s.b[at:s.i], m) != nil {
+		s.bad = true // the slow path reports it
+		return nil
+	}
+	return m
 }
 
 func (s *scanner) message(m *Message) {

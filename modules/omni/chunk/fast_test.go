@@ -68,8 +68,10 @@ func TestFastPathTakesCommonShapes(t *testing.T) {
 		{"invalid UTF-8 id", "{\"id\":\"\xff\"}", true},
 		{"large content with a control byte", `{"choices":[{"delta":{"content":"` + big + "\x01" + `"}}]}`, true},
 
-		{"stage metrics", omniStats, false},
-		{"empty metrics", `{"metrics":{}}`, false},
+		{"stage metrics", omniStats, true},
+		{"empty metrics", `{"metrics":{}}`, true},
+		{"metrics of the wrong type", `{"metrics":{"num_tokens_in":"x"}}`, false},
+		{"metrics not an object", `{"metrics":[1]}`, false},
 		{"error object", `{"error":{"message":"boom","type":"t","code":500}}`, false},
 		{"error string", `{"type":"error","error":"no such model"}`, false},
 		{"vllm error response", `{"object":"error","message":"x","type":"BadRequestError","code":400}`, false},
