@@ -18,6 +18,7 @@ var (
 	audioNames   = []string{"id", "data", "transcript"}
 	partNames    = []string{"type", "text", "image_url", "stage_durations", "peak_memory_mb"}
 	usageNames   = []string{"prompt_tokens", "completion_tokens", "total_tokens", "input_tokens", "output_tokens", "peak_memory_mb"}
+	urlNames     = []string{"url"}
 )
 
 // fast decodes b into c and reports true, or reports false with c in any state.
@@ -28,68 +29,103 @@ func (c *Chunk) fast(b []byte) bool {
 	if !s.eat('{') {
 		return false
 	}
-	var seen uint16
-	for n := 0; ; n++ {
-		k, ok := s.member(n == 0)
-		if !ok {
-			break
-		}
-		var bit uint16
+	s.members(chunkNames, func(k []byte) uint32 {
 		switch string(k) {
 		case "id":
-			bit, c.ID = 1<<0, s.str(prev[0])
+			c.ID = s.str(prev[0])
+			return 1 << 0
 		case "object":
-			bit, c.Object = 1<<1, s.str(prev[1])
+			c.Object = s.str(prev[1])
+			return 1 << 1
 		case "type":
-			bit, c.Type = 1<<2, s.str(prev[2])
+			c.Type = s.str(prev[2])
+			return 1 << 2
 		case "modality":
-			bit, c.Modality = 1<<3, s.str(prev[3])
+			c.Modality = s.str(prev[3])
+			return 1 << 3
 		case "choices":
-			bit = 1 << 4
 			c.choices(&s)
+			return 1 << 4
 		case "usage":
-			bit = 1 << 5
 			c.Usage = s.usage(&c.usages)
+			return 1 << 5
 		case "audio":
-			bit, c.Audio = 1<<6, s.text()
+			c.Audio = s.text()
+			return 1 << 6
 		case "delta":
-			bit, c.Delta = 1<<7, s.text()
+			c.Delta = s.text()
+			return 1 << 7
 		case "peak_memory_mb":
-			bit = 1 << 8
-			at := s.i
-			s.skip(0)
-			_ = c.PeakMemoryMB.UnmarshalJSON(b[at:s.i]) // never fails
+			_ = c.PeakMemoryMB.UnmarshalJSON(s.raw()) // never fails
+			return 1 << 8
 		case "metrics":
 			// vLLM-Omni sends it on every chunk with return_stage_metrics: the object goes
 			// to encoding/json on its own bytes, as the whole document's decode would.
-			bit = 1 << 9
 			c.Metrics = s.metrics()
+			return 1 << 9
 		// Null leaves these pointers and slices nil; a value needs their decoders.
 		case "error":
-			bit = 1 << 10
 			s.null()
+			return 1 << 10
 		case "detail":
-			bit = 1 << 11
 			s.null()
+			return 1 << 11
 		case "data":
-			bit = 1 << 12
 			s.null()
-		default:
-			if folds(k, chunkNames) {
-				return false
-			}
-			s.skip(0)
+			return 1 << 12
 		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-	}
+		return 0
+	})
 	s.ws()
 	// A large string that cutLarge lifts out but restore cannot place sends the old path
 	// back to plain encoding/json, which rejects control characters the fast path did
 	// not look for.
 	return !s.bad && s.i == len(b) && !(s.unchecked && s.strict)
+}
+
+// members reads an object's members up to its '}': field decodes a member it knows and
+// returns its bit (0 for a name it does not know, which is skipped). A name that folds
+// onto one of names (encoding/json would match it) or a field seen twice makes the input
+// bad, as anything the fast path cannot decode exactly does.
+func (s *scanner) members(names []string, field func(k []byte) uint32) {
+	var seen uint32
+	for n := 0; !s.bad; n++ {
+		k, ok := s.member(n == 0)
+		if !ok {
+			return
+		}
+		bit := field(k)
+		switch {
+		case bit == 0 && folds(k, names):
+			s.bad = true
+		case bit == 0:
+			s.skip(0)
+		case seen&bit != 0:
+			s.bad = true
+		}
+		seen |= bit
+	}
+}
+
+// object reads null (false) or the '{' that opens an object (true); anything else
+// makes the input bad.
+func (s *scanner) object() bool {
+	if s.peek() == 'n' {
+		s.null()
+		return false
+	}
+	if !s.eat('{') {
+		s.bad = true
+		return false
+	}
+	return true
+}
+
+// raw skips a value and returns its bytes, for a type's own UnmarshalJSON.
+func (s *scanner) raw() []byte {
+	at := s.i
+	s.skip(0)
+	return s.b[at:s.i]
 }
 
 // choices decodes the choices array into c.Choices, reusing its backing array.
@@ -134,36 +170,23 @@ func (s *scanner) choice(ch *Choice) {
 		s.bad = true
 		return
 	}
-	var seen uint8
-	for n := 0; ; n++ {
-		k, ok := s.member(n == 0)
-		if !ok {
-			return
-		}
-		var bit uint8
+	s.members(choiceNames, func(k []byte) uint32 {
 		switch string(k) {
 		case "index":
-			bit, ch.Index = 1<<0, s.int()
+			ch.Index = s.int()
+			return 1 << 0
 		case "delta":
-			bit = 1 << 1
 			s.message(&ch.Delta)
+			return 1 << 1
 		case "message":
-			bit = 1 << 2
 			s.message(&ch.Message)
+			return 1 << 2
 		case "finish_reason":
-			bit, ch.FinishReason = 1<<3, s.str("")
-		default:
-			if folds(k, choiceNames) {
-				s.bad = true
-				return
-			}
-			s.skip(0)
+			ch.FinishReason = s.str("")
+			return 1 << 3
 		}
-		if seen&bit != 0 {
-			s.bad = true
-		}
-		seen |= bit
-	}
+		return 0
+	})
 }
 
 // metrics reads the metrics object (nil for null), decoded by encoding/json.
@@ -172,13 +195,12 @@ func (s *scanner) metrics() *Metrics {
 		s.null()
 		return nil
 	}
-	at := s.i
-	s.skip(0)
+	v := s.raw()
 	if s.bad {
 		return nil
 	}
 	m := new(Metrics)
-	if json.Unmarshal(s.b[at:s.i], m) != nil {
+	if json.Unmarshal(v, m) != nil {
 		s.bad = true // the slow path reports it
 		return nil
 	}
@@ -186,84 +208,50 @@ func (s *scanner) metrics() *Metrics {
 }
 
 func (s *scanner) message(m *Message) {
-	if s.peek() == 'n' {
-		s.null() // null leaves a struct as it is
-		return
+	if !s.object() {
+		return // null leaves a struct as it is
 	}
-	if !s.eat('{') {
-		s.bad = true
-		return
-	}
-	var seen uint8
-	for n := 0; ; n++ {
-		k, ok := s.member(n == 0)
-		if !ok {
-			return
-		}
-		var bit uint8
+	s.members(messageNames, func(k []byte) uint32 {
 		switch string(k) {
 		case "role":
-			bit, m.Role = 1<<0, s.str("")
+			m.Role = s.str("")
+			return 1 << 0
 		case "content":
-			bit = 1 << 1
 			if s.peek() == '[' {
 				m.Content.Parts = s.parts()
 			} else {
 				m.Content.Text = s.text()
 			}
+			return 1 << 1
 		case "audio":
-			bit, m.Audio = 1<<2, s.audio()
-		default:
-			if folds(k, messageNames) {
-				s.bad = true
-				return
-			}
-			s.skip(0)
+			m.Audio = s.audio()
+			return 1 << 2
 		}
-		if seen&bit != 0 {
-			s.bad = true
-		}
-		seen |= bit
-	}
+		return 0
+	})
 }
 
 // audio decodes OpenAI's audio object or null.
 func (s *scanner) audio() *Audio {
-	if s.peek() == 'n' {
-		s.null()
-		return nil
-	}
-	if !s.eat('{') {
-		s.bad = true
+	if !s.object() {
 		return nil
 	}
 	a := new(Audio)
-	var seen uint8
-	for n := 0; ; n++ {
-		k, ok := s.member(n == 0)
-		if !ok {
-			return a
-		}
-		var bit uint8
+	s.members(audioNames, func(k []byte) uint32 {
 		switch string(k) {
 		case "id":
-			bit, a.ID = 1<<0, s.str("")
+			a.ID = s.str("")
+			return 1 << 0
 		case "data":
-			bit, a.Data = 1<<1, s.text()
+			a.Data = s.text()
+			return 1 << 1
 		case "transcript":
-			bit, a.Transcript = 1<<2, s.text()
-		default:
-			if folds(k, audioNames) {
-				s.bad = true
-				return a
-			}
-			s.skip(0)
+			a.Transcript = s.text()
+			return 1 << 2
 		}
-		if seen&bit != 0 {
-			s.bad = true
-		}
-		seen |= bit
-	}
+		return 0
+	})
+	return a
 }
 
 // parts decodes a list content (vLLM-Omni images).
@@ -286,125 +274,75 @@ func (s *scanner) part(p *Part) {
 		s.bad = true
 		return
 	}
-	var seen uint8
-	for n := 0; ; n++ {
-		k, ok := s.member(n == 0)
-		if !ok {
-			return
-		}
-		var bit uint8
+	s.members(partNames, func(k []byte) uint32 {
 		switch string(k) {
 		case "type":
-			bit, p.Type = 1<<0, s.str("")
+			p.Type = s.str("")
+			return 1 << 0
 		case "text":
-			bit, p.Text = 1<<1, s.text()
+			p.Text = s.text()
+			return 1 << 1
 		case "image_url":
-			bit = 1 << 2
 			s.imageURL(&p.ImageURL.URL)
+			return 1 << 2
 		case "stage_durations":
-			bit = 1 << 3
-			at := s.i
-			s.skip(0)
-			if !s.bad {
+			if v := s.raw(); !s.bad {
 				// Its own decoder on the same bytes, as encoding/json would call it.
-				_ = p.StageDurations.UnmarshalJSON(s.b[at:s.i]) // never fails
+				_ = p.StageDurations.UnmarshalJSON(v) // never fails
 			}
+			return 1 << 3
 		case "peak_memory_mb":
-			bit = 1 << 4
-			at := s.i
-			s.skip(0)
-			_ = p.PeakMemoryMB.UnmarshalJSON(s.b[at:s.i]) // never fails
-		default:
-			if folds(k, partNames) {
-				s.bad = true
-				return
-			}
-			s.skip(0)
+			_ = p.PeakMemoryMB.UnmarshalJSON(s.raw()) // never fails
+			return 1 << 4
 		}
-		if seen&bit != 0 {
-			s.bad = true
-		}
-		seen |= bit
-	}
+		return 0
+	})
 }
 
 // imageURL decodes a part's image_url object or null into its url.
 func (s *scanner) imageURL(url *String) {
-	if s.peek() == 'n' {
-		s.null()
+	if !s.object() {
 		return
 	}
-	if !s.eat('{') {
-		s.bad = true
-		return
-	}
-	seen := false
-	for n := 0; ; n++ {
-		k, ok := s.member(n == 0)
-		if !ok {
-			return
+	s.members(urlNames, func(k []byte) uint32 {
+		if string(k) != "url" {
+			return 0
 		}
-		switch {
-		case string(k) == "url":
-			if seen {
-				s.bad = true
-			}
-			seen, *url = true, s.text()
-		case folds(k, []string{"url"}):
-			s.bad = true
-			return
-		default:
-			s.skip(0)
-		}
-	}
+		*url = s.text()
+		return 1
+	})
 }
 
 // usage decodes a usage object or null, the object into a Usage from batch.
 func (s *scanner) usage(batch *usageBatch) *Usage {
-	if s.peek() == 'n' {
-		s.null()
-		return nil
-	}
-	if !s.eat('{') {
-		s.bad = true
+	if !s.object() {
 		return nil
 	}
 	u := batch.next()
-	var seen uint8
-	for n := 0; ; n++ {
-		k, ok := s.member(n == 0)
-		if !ok {
-			return u
-		}
-		var bit uint8
+	s.members(usageNames, func(k []byte) uint32 {
 		switch string(k) {
 		case "prompt_tokens":
-			bit, u.PromptTokens = 1<<0, s.int()
+			u.PromptTokens = s.int()
+			return 1 << 0
 		case "completion_tokens":
-			bit, u.CompletionTokens = 1<<1, s.int()
+			u.CompletionTokens = s.int()
+			return 1 << 1
 		case "total_tokens":
-			bit, u.TotalTokens = 1<<2, s.int()
+			u.TotalTokens = s.int()
+			return 1 << 2
 		case "input_tokens":
-			bit, u.InputTokens = 1<<3, s.int()
+			u.InputTokens = s.int()
+			return 1 << 3
 		case "output_tokens":
-			bit, u.OutputTokens = 1<<4, s.int()
+			u.OutputTokens = s.int()
+			return 1 << 4
 		case "peak_memory_mb":
-			bit = 1 << 5
-			at := s.i
-			s.skip(0)
-			_ = u.PeakMemoryMB.UnmarshalJSON(s.b[at:s.i]) // never fails
-		default:
-			if folds(k, usageNames) {
-				s.bad = true
-				return u
-			}
-			s.skip(0)
+			_ = u.PeakMemoryMB.UnmarshalJSON(s.raw()) // never fails
+			return 1 << 5
 		}
-		if seen&bit != 0 {
-			s.bad = true
-		}
-		seen |= bit
-	}
+		return 0
+	})
+	return u
 }
 
 // usageBatch hands out Usage values a batch at a time: each Decode still gets its own
