@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -49,45 +48,68 @@ func (h *harness) counts() (counts, error) {
 
 // omnikRun runs `omnik run` of a script to its end and returns its CPU time and what
 // the server counted meanwhile.
-func (h *harness) omnikRun(script string, env map[string]string, extra ...string) (time.Duration, counts, error) {
+func (h *harness) omnikRun(row, script string, env map[string]string, extra ...string) (time.Duration, counts, error) {
+	cpu, n, _, err := h.omnikRecorded(row, script, env, extra...)
+	return cpu, n, err
+}
+
+// omnikRecorded is omnikRun that also returns the server's stamps of the run.
+func (h *harness) omnikRecorded(row, script string, env map[string]string, extra ...string) (time.Duration, counts, map[string]stamps, error) {
 	args := []string{"run", "--quiet", "--base-url", h.base}
 	for k, v := range env {
 		args = append(args, "-e", k+"="+v)
 	}
 	args = append(append(args, extra...), h.script(script))
-	return h.measure(h.omnik, h.omnikEnv(strings.TrimSuffix(script, ".js")), args...)
+	return h.measure(h.omnik, h.omnikEnv(row), args...)
 }
 
-// measure runs a pinned client to its end: its CPU and the server's counts meanwhile.
-func (h *harness) measure(name string, env []string, args ...string) (time.Duration, counts, error) {
+// records runs a script with --out json and returns its CPU, the server's counts, the
+// records and the server's stamps, to be joined.
+func (h *harness) records(row, script string, env map[string]string) (time.Duration, counts, []record, map[string]stamps, error) {
+	out := filepath.Join(h.tmp, row+".json")
+	defer os.Remove(out)
+	cpu, n, byID, err := h.omnikRecorded(row, script, env, "--out", "json="+out)
+	if err != nil {
+		return cpu, n, nil, nil, err
+	}
+	recs, err := readRecords(out)
+	return cpu, n, recs, byID, err
+}
+
+// measure runs a pinned client to its end: its CPU, the server's counts meanwhile and
+// the server's stamps of its requests.
+func (h *harness) measure(name string, env []string, args ...string) (time.Duration, counts, map[string]stamps, error) {
 	before, err := h.counts()
 	if err != nil {
-		return 0, counts{}, err
+		return 0, counts{}, nil, err
 	}
 	c, err := pinned(0, env, name, args...)
 	if err != nil {
-		return 0, counts{}, err
+		return 0, counts{}, nil, err
 	}
 	cpu, err := c.wait()
 	if err != nil {
-		return cpu, counts{}, err
+		return cpu, counts{}, nil, err
 	}
 	after, err := h.counts()
-	_, _ = fetchStamps(h.base) // forget this run's stamps
-	return cpu, counts{Done: after.Done - before.Done, Chunks: after.Chunks - before.Chunks}, err
+	if err != nil {
+		return cpu, counts{}, nil, err
+	}
+	byID, err := fetchStamps(h.base)
+	return cpu, counts{Done: after.Done - before.Done, Chunks: after.Chunks - before.Chunks}, byID, err
 }
 
 // cpuPerRequest: 50 VUs in a closed loop of non-streaming chats, whole process CPU
 // (start, scripts, summary: all in) over the requests the server answered.
 func (h *harness) cpuPerRequest() (omnik, k6 float64, err error) {
 	env := map[string]string{"VUS": "50", "DURATION": h.dur()}
-	cpu, n, err := h.omnikRun("request.js", env)
+	cpu, n, err := h.omnikRun("request", "request.js", env)
 	if err != nil {
 		return 0, 0, err
 	}
 	omnik = perOp(cpu, n.Done)
 	if h.k6 != "" {
-		cpu, n, err := h.measure(h.k6, []string{"BASE_URL=" + h.base, "VUS=50", "DURATION=" + h.dur()},
+		cpu, n, _, err := h.measure(h.k6, []string{"BASE_URL=" + h.base, "VUS=50", "DURATION=" + h.dur()},
 			"run", "--quiet", "--no-summary", filepath.Join(h.scripts, "k6-request.js"))
 		if err != nil {
 			return 0, 0, err
@@ -99,7 +121,7 @@ func (h *harness) cpuPerRequest() (omnik, k6 float64, err error) {
 
 // cpuPerChunk: `omnik bench`, 1000 requests × 50 chunks, 100 in flight.
 func (h *harness) cpuPerChunk() (float64, error) {
-	cpu, n, err := h.measure(h.omnik, h.omnikEnv("bench"), "bench", "--base-url", h.base, "--model", "bench",
+	cpu, n, _, err := h.measure(h.omnik, h.omnikEnv("bench"), "bench", "--base-url", h.base, "--model", "bench",
 		"--num-prompts", "1000", "--max-concurrency", "100", "--random-input-len", "64",
 		"--random-output-len", "50", "--server-metrics=off", "--ready-check-timeout-sec", "0", "--quiet")
 	if err != nil {
@@ -115,38 +137,13 @@ func (h *harness) cpuPerChunk() (float64, error) {
 // (scripts/stream.js says why one), recorded with --out json and joined to the server's
 // stamps. It also returns CPU per chunk.
 func (h *harness) delays(streams int) ([]time.Duration, float64, error) {
-	out := filepath.Join(h.tmp, fmt.Sprintf("delay-%d.json", streams))
-	chunks := strconv.Itoa(int(50 * h.duration.Seconds()))
-	env := map[string]string{"VUS": strconv.Itoa(streams), "CHUNKS": chunks}
-	before, err := h.counts()
+	env := map[string]string{"VUS": strconv.Itoa(streams), "CHUNKS": strconv.Itoa(int(50 * h.duration.Seconds()))}
+	cpu, n, recs, byID, err := h.records(fmt.Sprintf("delay%d", streams), "stream.js", env)
 	if err != nil {
 		return nil, 0, err
 	}
-	c, err := pinned(0, h.omnikEnv(fmt.Sprintf("delay%d", streams)), h.omnik, "run", "--quiet", "--base-url", h.base, "-e", "VUS="+env["VUS"],
-		"-e", "CHUNKS="+env["CHUNKS"], "--out", "json="+out,
-		filepath.Join(h.scripts, "stream.js"))
-	if err != nil {
-		return nil, 0, err
-	}
-	cpu, err := c.wait()
-	if err != nil {
-		return nil, 0, err
-	}
-	after, err := h.counts()
-	if err != nil {
-		return nil, 0, err
-	}
-	byID, err := fetchStamps(h.base)
-	if err != nil {
-		return nil, 0, err
-	}
-	records, err := readRecords(out)
-	if err != nil {
-		return nil, 0, err
-	}
-	ds, err := chunkDelays(records, byID)
-	os.Remove(out)
-	return ds, perOp(cpu, after.Chunks-before.Chunks), err
+	ds, err := chunkDelays(recs, byID)
+	return ds, perOp(cpu, n.Chunks), err
 }
 
 // rssPerVU is the slope of the client's RSS between 200 and 1000 VUs, each VU holding
@@ -218,25 +215,11 @@ func (h *harness) waitClosed() error {
 // vuStart: 100 VUs at once, short streams; server receive − client start of each
 // request, the VUs' first requests apart from the later ones.
 func (h *harness) vuStart() (first, later transit, err error) {
-	out := filepath.Join(h.tmp, "start.json")
-	c, err := pinned(0, nil, h.omnik, "run", "--quiet", "--base-url", h.base, "-e", "VUS=100",
-		"-e", "DURATION=3s", "--out", "json="+out, filepath.Join(h.scripts, "start.js"))
+	_, _, recs, byID, err := h.records("start", "start.js", map[string]string{"VUS": "100", "DURATION": "3s"})
 	if err != nil {
 		return first, later, err
 	}
-	if _, err := c.wait(); err != nil {
-		return first, later, err
-	}
-	byID, err := fetchStamps(h.base)
-	if err != nil {
-		return first, later, err
-	}
-	records, err := readRecords(out)
-	if err != nil {
-		return first, later, err
-	}
-	os.Remove(out)
-	return transits(records, byID)
+	return transits(recs, byID)
 }
 
 func (h *harness) dur() string { return h.duration.String() }
